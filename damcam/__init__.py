@@ -1,0 +1,3 @@
+"""damcam: record draughts games from an overhead camera."""
+
+__version__ = "0.1.0"

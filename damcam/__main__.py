@@ -1,0 +1,3 @@
+from damcam.cli import main
+
+main()

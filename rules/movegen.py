@@ -1,0 +1,247 @@
+"""Legal move generation for the draughts family, on bitboards held in Python ints.
+
+Why hand-written: no maintained library covers all these variants with the speed the
+live recorder needs (it searches several plies after an occlusion). The generator uses
+the padded bit layout of :mod:`rules.geometry`: men's quiet moves are whole-board
+shifts, and captures are a depth-first search over precomputed diagonal rays.
+
+Capture rules common to every variant here (I 4.x; S1 §5; WCDF):
+
+* capturing is compulsory and a capture is carried to its end: the search returns only
+  maximal sequences, and a flying king must land where it can go on capturing when
+  such a square exists;
+* the Turkish strike rule: jumped pieces stay on the board until the move ends, so they
+  block the way and cannot be jumped twice (I 4.11, S1 §5.10);
+* the moving piece's own start square counts as empty during the move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rules.move import Move
+from rules.variants import CaptureRule, Color, CrowningInCapture, Variant
+
+if TYPE_CHECKING:
+    from rules.position import Position
+
+_Rays = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """Per-variant lookup tables, built once."""
+
+    square_of_bit: dict[int, int]
+    rays: dict[int, _Rays]
+    all_squares: int
+    promotion_mask: tuple[int, int]  # by Color.value
+    up_left: int
+    up_right: int
+
+
+_TABLES: dict[str, _Tables] = {}
+
+
+def tables(variant: Variant) -> _Tables:
+    t = _TABLES.get(variant.name)
+    if t is None:
+        g = variant.geometry
+        t = _Tables(
+            square_of_bit=g.square_of_bit,
+            rays={g.bits[sq]: g.rays[sq] for sq in g.squares},  # type: ignore[misc]
+            all_squares=g.all_squares,
+            promotion_mask=(
+                g.row_mask(variant.promotion_row(Color.WHITE)),
+                g.row_mask(variant.promotion_row(Color.BLACK)),
+            ),
+            up_left=g.size + 2,
+            up_right=g.size,
+        )
+        _TABLES[variant.name] = t
+    return t
+
+
+@dataclass(frozen=True, slots=True)
+class _Capture:
+    """A capture sequence as found, before the variant's choice rule filters it."""
+
+    path: tuple[int, ...]  # bits
+    captures: tuple[int, ...]  # bits
+    promotes: bool
+    by_king: bool
+
+
+def legal_moves(position: Position, *, keep_duplicates: bool = False) -> list[Move]:
+    """Every legal move, captures first-and-only when one exists.
+
+    ``keep_duplicates`` keeps capture routes that take the same pieces to the same
+    square (perft tables are published both ways); play never wants them.
+    """
+    variant = position.variant
+    t = tables(variant)
+    white_to_move = position.turn is Color.WHITE
+    me, opp = (position.white, position.black) if white_to_move else (position.black, position.white)
+    captures = _captures(variant, t, me, opp, position.kings, white_to_move)
+    sq = t.square_of_bit
+    if captures:
+        chosen = _apply_capture_rule(variant.capture_rule, captures, position.kings)
+        moves = []
+        seen: set[tuple[int, int, frozenset[int]]] = set()
+        for c in chosen:
+            if not keep_duplicates:
+                key = (c.path[0], c.path[-1], frozenset(c.captures))
+                if key in seen:
+                    continue
+                seen.add(key)
+            moves.append(
+                Move(
+                    tuple([sq[b] for b in c.path]),
+                    tuple([sq[b] for b in c.captures]),
+                    c.promotes,
+                    variant,
+                )
+            )
+        return moves
+    return _quiet_moves(variant, t, me, opp, position.kings, white_to_move)
+
+
+def _quiet_moves(
+    variant: Variant, t: _Tables, me: int, opp: int, kings: int, white_to_move: bool
+) -> list[Move]:
+    sq = t.square_of_bit
+    empty = t.all_squares & ~(me | opp)
+    men = me & ~kings
+    promo = t.promotion_mask[0 if white_to_move else 1]
+    moves: list[Move] = []
+    for shift in (t.up_left, t.up_right):
+        targets = ((men >> shift) if white_to_move else (men << shift)) & empty
+        while targets:
+            to = targets & -targets
+            targets ^= to
+            frm = (to << shift) if white_to_move else (to >> shift)
+            moves.append(Move((sq[frm], sq[to]), (), bool(to & promo), variant))
+    my_kings = me & kings
+    flying = variant.flying_kings
+    while my_kings:
+        k = my_kings & -my_kings
+        my_kings ^= k
+        origin = sq[k]
+        for ray in t.rays[k]:
+            for b in ray:
+                if not b & empty:
+                    break
+                moves.append(Move((origin, sq[b]), (), False, variant))
+                if not flying:
+                    break
+    return moves
+
+
+def _captures(
+    variant: Variant, t: _Tables, me: int, opp: int, kings: int, white_to_move: bool
+) -> list[_Capture]:
+    rays = t.rays
+    promo = t.promotion_mask[0 if white_to_move else 1]
+    flying = variant.flying_kings
+    men_dirs = (0, 1, 2, 3) if variant.men_capture_backward else ((0, 1) if white_to_move else (2, 3))
+    men_take_kings = variant.men_capture_kings
+    crown_and_continue = variant.crowning_in_capture is CrowningInCapture.CONTINUE_AS_KING
+    out: list[_Capture] = []
+    by_king = False  # whether the piece being searched started the move as a king
+
+    def search(
+        at: int, king: bool, occ: int, taken: int, path: list[int], caps: list[int], crowned: bool
+    ) -> bool:
+        """Extend the sequence ending at ``at``; return False if it cannot be extended."""
+        extended = False
+        if king and flying:
+            for ray in rays[at]:
+                n = len(ray)
+                i = 0
+                while i < n and not ray[i] & occ:
+                    i += 1
+                if i + 1 >= n:
+                    continue
+                over = ray[i]
+                if not over & opp or over & taken or ray[i + 1] & occ:
+                    continue
+                landings = []
+                j = i + 1
+                while j < n and not ray[j] & occ:
+                    landings.append(ray[j])
+                    j += 1
+                caps.append(over)
+                # A king must land where it can go on capturing, if such a square exists.
+                continuing = False
+                for land in landings:
+                    path.append(land)
+                    if search(land, True, occ, taken | over, path, caps, crowned):
+                        continuing = True
+                    path.pop()
+                if not continuing:
+                    for land in landings:
+                        out.append(_Capture(tuple(path) + (land,), tuple(caps), crowned, by_king))
+                caps.pop()
+                extended = True
+            return extended
+        dirs = (0, 1, 2, 3) if king else men_dirs
+        for d in dirs:
+            ray = rays[at][d]
+            if len(ray) < 2:
+                continue
+            over, land = ray[0], ray[1]
+            if not over & opp or over & taken or land & occ:
+                continue
+            if not king and not men_take_kings and over & kings:
+                continue
+            extended = True
+            path.append(land)
+            caps.append(over)
+            now_king, now_crowned = king, crowned
+            if not king and land & promo and crown_and_continue:
+                now_king, now_crowned = True, True
+            if not search(land, now_king, occ, taken | over, path, caps, now_crowned):
+                promotes = now_crowned or (not king and bool(land & promo))
+                out.append(_Capture(tuple(path), tuple(caps), promotes, by_king))
+            path.pop()
+            caps.pop()
+        return extended
+
+    pieces = me
+    occupied = me | opp
+    while pieces:
+        b = pieces & -pieces
+        pieces ^= b
+        by_king = bool(b & kings)
+        search(b, by_king, occupied ^ b, 0, [b], [], False)
+    return out
+
+
+def _apply_capture_rule(rule: CaptureRule, caps: list[_Capture], kings: int) -> list[_Capture]:
+    if rule is CaptureRule.FREE:
+        return caps
+    if rule is CaptureRule.KING_PRIORITY:
+        by_king = [c for c in caps if c.by_king]
+        return by_king or caps
+    most = max(len(c.captures) for c in caps)
+    caps = [c for c in caps if len(c.captures) == most]
+    if rule is CaptureRule.MAJORITY:
+        return caps
+    if rule is CaptureRule.ITALIAN:
+        by_king = [c for c in caps if c.by_king]
+        caps = by_king or caps
+
+    def king_count(c: _Capture) -> int:
+        return sum(1 for b in c.captures if b & kings)
+
+    most_kings = max(king_count(c) for c in caps)
+    caps = [c for c in caps if king_count(c) == most_kings]
+    if rule is CaptureRule.ITALIAN and most_kings:
+
+        def first_king(c: _Capture) -> int:
+            return next(i for i, b in enumerate(c.captures) if b & kings)
+
+        earliest = min(first_king(c) for c in caps)
+        caps = [c for c in caps if first_king(c) == earliest]
+    return caps
