@@ -103,7 +103,9 @@ class BoardGeometry:
         order = sorted(
             self.squares,
             key=lambda sq: (
-                (self.size - 1 - self.rowcol(sq)[0]) if self.number_from_bottom else self.rowcol(sq)[0],
+                (self.size - 1 - self.rowcol(sq)[0])
+                if self.number_from_bottom
+                else self.rowcol(sq)[0],
                 self.rowcol(sq)[1] if self.number_rightward else -self.rowcol(sq)[1],
             ),
         )
@@ -124,7 +126,9 @@ class BoardGeometry:
         try:
             return self._square_by_name[text.strip().lower()]
         except KeyError:
-            raise ValueError(f"unknown square {text!r} on a {self.size}x{self.size} board") from None
+            raise ValueError(
+                f"unknown square {text!r} on a {self.size}x{self.size} board"
+            ) from None
 
     def numeric_square(self, number: int) -> Square:
         """Square from its PDN number (1-based, in the variant's numbering).
@@ -168,7 +172,7 @@ class BoardGeometry:
                 mask |= self.bits[sq]
         return mask
 
-    def mask_of(self, squares: "list[Square] | tuple[Square, ...] | range") -> Bitboard:
+    def mask_of(self, squares: list[Square] | tuple[Square, ...] | range) -> Bitboard:
         mask = 0
         for sq in squares:
             mask |= self.bits[sq]

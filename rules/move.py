@@ -51,7 +51,9 @@ class Move:
 
         ``full`` lists every landing square; use it when two captures share their ends.
         """
-        names = self.variant.geometry.names if self.variant else tuple(str(i + 1) for i in range(100))
+        names = (
+            self.variant.geometry.names if self.variant else tuple(str(i + 1) for i in range(100))
+        )
         if not self.captures:
             return f"{names[self.path[0]]}-{names[self.path[-1]]}"
         sep = self.variant.capture_separator if self.variant else "x"

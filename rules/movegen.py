@@ -82,7 +82,9 @@ def legal_moves(position: Position, *, keep_duplicates: bool = False) -> list[Mo
     variant = position.variant
     t = tables(variant)
     white_to_move = position.turn is Color.WHITE
-    me, opp = (position.white, position.black) if white_to_move else (position.black, position.white)
+    me, opp = (
+        (position.white, position.black) if white_to_move else (position.black, position.white)
+    )
     captures = _captures(variant, t, me, opp, position.kings, white_to_move)
     sq = t.square_of_bit
     if captures:
@@ -144,7 +146,9 @@ def _captures(
     rays = t.rays
     promo = t.promotion_mask[0 if white_to_move else 1]
     flying = variant.flying_kings
-    men_dirs = (0, 1, 2, 3) if variant.men_capture_backward else ((0, 1) if white_to_move else (2, 3))
+    men_dirs = (
+        (0, 1, 2, 3) if variant.men_capture_backward else ((0, 1) if white_to_move else (2, 3))
+    )
     men_take_kings = variant.men_capture_kings
     crown_and_continue = variant.crowning_in_capture is CrowningInCapture.CONTINUE_AS_KING
     out: list[_Capture] = []
@@ -181,7 +185,7 @@ def _captures(
                     path.pop()
                 if not continuing:
                     for land in landings:
-                        out.append(_Capture(tuple(path) + (land,), tuple(caps), crowned, by_king))
+                        out.append(_Capture((*path, land), tuple(caps), crowned, by_king))
                 caps.pop()
                 extended = True
             return extended

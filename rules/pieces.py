@@ -30,7 +30,9 @@ class Piece:
         try:
             return _BY_SYMBOL[symbol]
         except KeyError:
-            raise ValueError(f"unknown piece symbol {symbol!r} (expected one of w, W, b, B)") from None
+            raise ValueError(
+                f"unknown piece symbol {symbol!r} (expected one of w, W, b, B)"
+            ) from None
 
     def __str__(self) -> str:
         return self.symbol

@@ -57,6 +57,7 @@ class Position:
     kings: Bitboard
     turn: Color
     below: tuple[Stack, ...]
+    _key: tuple[object, ...]
 
     def __init__(
         self,
@@ -94,7 +95,9 @@ class Position:
         g = variant.geometry
         white_sq, black_sq = variant.start_squares
         below: tuple[Stack, ...] = ((),) * g.square_count if variant.towers else ()
-        return cls(variant, g.mask_of(white_sq), g.mask_of(black_sq), 0, variant.first_to_move, below)
+        return cls(
+            variant, g.mask_of(white_sq), g.mask_of(black_sq), 0, variant.first_to_move, below
+        )
 
     @classmethod
     def from_stacks(cls, variant: Variant, stacks: dict[Square, Stack], turn: Color) -> Position:
@@ -116,7 +119,8 @@ class Position:
                 kings |= bit
             if len(stack) > 1 and not variant.towers:
                 raise ValueError(
-                    f"square {g.name(sq)} holds {len(stack)} pieces, but {variant.name} has no towers"
+                    f"square {g.name(sq)} holds {len(stack)} pieces, "
+                    f"but {variant.name} has no towers"
                 )
             below[sq] = stack[1:]
         return cls(variant, white, black, kings, turn, tuple(below) if variant.towers else ())
@@ -202,7 +206,8 @@ class Position:
             return move.notation()
         moves = self.legal_moves() if moves is None else moves
         twins = [
-            m for m in moves
+            m
+            for m in moves
             if m.path[0] == move.path[0] and m.path[-1] == move.path[-1] and m != move
         ]
         return move.notation(full=bool(twins))
@@ -229,7 +234,9 @@ class Position:
         after = {self.play(m) for m in matches}
         if len(after) > 1:
             options = ", ".join(self.move_name(m) for m in matches)
-            raise AmbiguousMoveError(f"ambiguous move: {text!r} in {self.fen()} (could be {options})")
+            raise AmbiguousMoveError(
+                f"ambiguous move: {text!r} in {self.fen()} (could be {options})"
+            )
         return matches[0]
 
     def _parse_square_token(self, token: str) -> Square:
@@ -247,9 +254,7 @@ class Position:
         st = Status.VALID
         per_side = len(v.start_squares[0])
         for color in (Color.WHITE, Color.BLACK):
-            total = sum(
-                1 for _sq, stack in self.stacks() for p in stack if p.color is color
-            )
+            total = sum(1 for _sq, stack in self.stacks() for p in stack if p.color is color)
             if total > per_side:
                 st |= Status.TOO_MANY_PIECES
             if self.count(color) == 0:
@@ -325,8 +330,10 @@ class Position:
         if len(fields) < 2 or fields[0].upper() not in ("W", "B", "?"):
             raise InvalidFenError(f"bad FEN {fen!r}: expected 'W:W...:B...' or 'B:W...:B...'")
         turn_letter = fields[0].upper()
-        turn = variant.first_to_move if turn_letter == "?" else (
-            Color.WHITE if turn_letter == "W" else Color.BLACK
+        turn = (
+            variant.first_to_move
+            if turn_letter == "?"
+            else (Color.WHITE if turn_letter == "W" else Color.BLACK)
         )
         stacks: dict[Square, Stack] = {}
         for field in fields[1:]:
@@ -334,7 +341,9 @@ class Position:
                 continue
             letter = field[0].upper()
             if letter not in ("W", "B"):
-                raise InvalidFenError(f"bad FEN {fen!r}: side field {field!r} must start with W or B")
+                raise InvalidFenError(
+                    f"bad FEN {fen!r}: side field {field!r} must start with W or B"
+                )
             color = Color.WHITE if letter == "W" else Color.BLACK
             for token in filter(None, (t.strip() for t in field[1:].split(","))):
                 try:
@@ -366,7 +375,9 @@ def _fen_token(variant: Variant, token: str, color: Color) -> list[tuple[Square,
     if tower:
         stack = parse_stack(tower)
         if stack[0].color is not color:
-            raise ValueError(f"tower {tower!r} has a {stack[0].color.name.lower()} top in {color.name}'s list")
+            raise ValueError(
+                f"tower {tower!r} has a {stack[0].color.name.lower()} top in {color.name}'s list"
+            )
         return [(square(first), stack)]
     piece = Piece(color, bool(king))
     if last is None:

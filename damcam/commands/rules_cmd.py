@@ -22,7 +22,8 @@ def perft_command(
     depth: Annotated[int, typer.Option("--depth", min=1, help="Deepest ply to count.")],
     fen: Annotated[str | None, typer.Option("--fen", help="Start position (PDN FEN).")] = None,
     keep_duplicates: Annotated[
-        bool, typer.Option("--keep-duplicates", help="Count capture routes to the same result apart.")
+        bool,
+        typer.Option("--keep-duplicates", help="Count capture routes to the same result apart."),
     ] = False,
 ) -> None:
     """Count move sequences: one line per depth, ``D COUNT``."""

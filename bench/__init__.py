@@ -1,0 +1,1 @@
+"""Benchmarks that print JSON records (never timed tests)."""

@@ -1,0 +1,1 @@
+"""Per-table set-up: intrinsics, board registration, learned colours, orientation."""

@@ -1,0 +1,1 @@
+"""The device: capture sources, live pipeline, server, demonstration board, journal."""

@@ -1,0 +1,1 @@
+"""A 3D renderer of draughts tables for training data and end-to-end tests."""
