@@ -50,7 +50,7 @@ def create_app(
     settings: Settings | None = None, *, pipeline_factory: PipelineFactory = default_pipeline
 ) -> FastAPI:
     """The damcam device server for ``settings`` (default: from the environment)."""
-    settings = settings or Settings()  # type: ignore[call-arg]
+    settings = settings or Settings()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
