@@ -63,6 +63,8 @@ class Game:
     """Annotation marks after ply ``k`` (``!``, ``?!``, ``$3``)."""
     errors: list[PDNError] = field(default_factory=list)
     """Problems met while reading the game from PDN (the reader collects, not raises)."""
+    warnings: list[str] = field(default_factory=list)
+    """Doubts the reader resolved (an ambiguous last move, kept in its first reading)."""
     moves: list[Move] = field(default_factory=list, init=False)
     positions: list[Position] = field(default_factory=list, init=False)
     """Every position from the start: ``positions[k]`` is the one before move ``k``."""

@@ -248,11 +248,24 @@ class GameBuilder(BaseVisitor[Game]):
         self._game().result = result
 
     def handle_error(self, error: PDNError) -> None:
-        self._game().errors.append(error)
+        game = self._game()
+        if error.ply is None:  # a problem in the text: place it after the moves read so far
+            ply = game.ply + len(self._branches[0]) + 1
+            error = PDNError(f"{self._where(ply)}: {error}", game=self.index, ply=ply)
+        game.errors.append(error)
 
     def result(self) -> Game:
         if len(self._branches) > 1 and not self._stopped:
-            self._fail_ambiguous()
+            # Every reading replays to the end: the record cannot tell them apart. Keep
+            # the first and say so (a writer must give the full route, PDN 3.0 restr. 8).
+            game = self._game()
+            names = sorted({game.position.move_name(b[0]) for b in self._branches})
+            game.warnings.append(
+                f"{self._where(game.ply + 1)}: ambiguous move (could be {', '.join(names)}); "
+                f"kept {game.position.move_name(self._branches[0][0])}"
+            )
+            self._branches = self._branches[:1]
+            self._commit()
         return self._game()
 
 
@@ -373,8 +386,11 @@ def iter_games(handle: TextIO, *, variant: Variant | None = None, start: int = 1
     """Every game of a file, numbered from ``start`` (errors name that number)."""
     lines = _BufferedLines(handle)
     index = start
+    hint: Variant | None = None
     while (tokens := _game_tokens(lines)) is not None:
-        yield _drive(tokens, variant, GameBuilder(index=index))
+        game = _drive(tokens, variant, GameBuilder(index=index), hint=hint)
+        hint = game.variant
+        yield game
         index += 1
 
 
@@ -429,6 +445,9 @@ def _game_tokens(lines: _Lines) -> list[Token] | None:
             continue  # blank lines and escapes between games
         if in_movetext and stripped.startswith("[") and not text:
             lines.push_back(line)  # a new game's tags: this game ended without a result
+            tokens.append(
+                Token("bad", stripped[:40], "no result (game terminator) before the next game")
+            )
             break
         text += line if line.endswith("\n") else line + "\n"
         new, rest, finished = _lex(text)
@@ -485,11 +504,17 @@ def _token(kind: str, m: re.Match[str]) -> Token:
     return Token(kind, m.group(0))
 
 
-def _drive(tokens: list[Token], default: Variant | None, visitor: BaseVisitor[ResultT]) -> ResultT:
+def _drive(
+    tokens: list[Token],
+    default: Variant | None,
+    visitor: BaseVisitor[ResultT],
+    *,
+    hint: Variant | None = None,
+) -> ResultT:
     tags = [(t.name, t.value) for t in tokens if t.kind == "tag"]
     tag_map = {name.lower(): value for name, value in tags}
     errors: list[str] = []
-    variant = _variant(tag_map, tokens, default, errors)
+    variant = _variant(tag_map, tokens, default, errors, hint)
     start = Position.initial(variant)
     fen = tag_map.get("fen")
     setups = [t for t in tokens if t.kind == "setup"]
@@ -504,19 +529,17 @@ def _drive(tokens: list[Token], default: Variant | None, visitor: BaseVisitor[Re
     for name, value in tags:
         visitor.visit_tag(name, value)
     visitor.end_tags()
-    index = getattr(visitor, "index", None)
-    prefix = f"game {index}: " if index is not None else ""
     for message in errors:
-        visitor.handle_error(PDNError(prefix + message, game=index, ply=0))
+        visitor.handle_error(PDNError(message))
     in_movetext = False
     depth = 0
-    for token in tokens:
+    for token, after in zip(tokens, [*tokens[1:], Token("end", "")], strict=True):
         kind = token.kind
+        if kind == "number" and after.kind in ("result", "end"):
+            visitor.handle_error(PDNError(f"move number {token.text!r} without a move"))
         if kind == "tag":
             if in_movetext:
-                visitor.handle_error(
-                    PDNError(f"{prefix}tag {token.text!r} inside the moves", game=index)
-                )
+                visitor.handle_error(PDNError(f"tag {token.text!r} inside the moves"))
             continue
         in_movetext = True
         if kind == "move":
@@ -532,27 +555,32 @@ def _drive(tokens: list[Token], default: Variant | None, visitor: BaseVisitor[Re
             visitor.begin_variation()
         elif kind == "close":
             if depth == 0:
-                visitor.handle_error(PDNError(f"{prefix}unmatched ')'", game=index))
+                visitor.handle_error(PDNError("unmatched ')'"))
                 continue
             depth -= 1
             visitor.end_variation()
         elif kind == "result":
             visitor.visit_result(RESULT_ALIASES.get(token.text, token.text))
         elif kind == "setup" and token.value != fen:
-            visitor.handle_error(
-                PDNError(f"{prefix}set-up {token.text!r} in the middle of a game", game=index)
-            )
+            visitor.handle_error(PDNError(f"set-up {token.text!r} in the middle of a game"))
         elif kind == "bad":
             why = token.value or "unexpected text"
-            visitor.handle_error(PDNError(f"{prefix}{why}: {token.text[:40]!r}", game=index))
+            visitor.handle_error(PDNError(f"{why}: {token.text[:40]!r}"))
     if depth:
-        visitor.handle_error(PDNError(f"{prefix}unclosed variation '('", game=index))
+        visitor.handle_error(PDNError("unclosed variation '('"))
     return visitor.result()
 
 
 def _variant(
-    tags: dict[str, str], tokens: list[Token], default: Variant | None, errors: list[str]
+    tags: dict[str, str],
+    tokens: list[Token],
+    default: Variant | None,
+    errors: list[str],
+    hint: Variant | None,
 ) -> Variant:
+    """The game's variant: GameType, else the caller's default, else inferred from the
+    text; a game with nothing to infer from (no moves, no FEN) takes the ``hint`` (the
+    previous game of the file), else international, PDN's default GameType."""
     gametype = tags.get("gametype")
     if gametype:
         number = gametype.split(",")[0].strip()
@@ -563,6 +591,8 @@ def _variant(
     if default is not None:
         return default
     moves = [t.text[: len(t.text) - len(t.value)] for t in _main_line(tokens)]
+    if not moves and not tags.get("fen"):
+        return hint or VARIANTS["international"]
     return infer_variant(tags, moves, tags.get("fen"))
 
 
