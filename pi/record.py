@@ -36,13 +36,10 @@ from typing import Any
 
 from pi.journal import JournalEvent
 from rules import Move, Position, RulesError, Variant, find_variant
+from rules.game import RESULTS, Game
+from rules.pdn import export_tags
 
 log = logging.getLogger(__name__)
-
-RESULTS = ("2-0", "0-2", "1-1", "0-0", "*")
-"""PDN result tokens for draughts (2 points a win, FMJD III 5.6)."""
-
-TAG_ORDER = ("Event", "Site", "Date", "Round", "Table", "White", "Black", "Result")
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,19 +251,13 @@ class GameRecord:
         return " ".join(parts)
 
     def all_tags(self) -> dict[str, str]:
-        """The tags for the scoresheet, with the PDN seven first and the result kept in step."""
-        tags = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?"}
-        tags.update({"White": "?", "Black": "?"})
-        tags.update(self.tags)
-        if tags["Date"] == "????.??.??" and self.started:
+        """The scoresheet's tags in PDN order: the seven tournament tags (``?`` where
+        unknown, the date of the first event when none was set), GameType, FEN when the
+        game did not start from the initial position, then the others."""
+        tags = dict(self.tags)
+        if tags.get("Date", "????.??.??") == "????.??.??" and self.started:
             tags["Date"] = time.strftime("%Y.%m.%d", time.gmtime(self.started))
-        tags["Result"] = self.result
-        tags["GameType"] = str(self.variant.gametype)
-        if self.start != Position.initial(self.variant):
-            tags["FEN"] = self.start.fen()
-        ordered = {k: tags[k] for k in TAG_ORDER if k in tags}
-        ordered.update({k: v for k, v in tags.items() if k not in ordered})
-        return ordered
+        return dict(export_tags(Game(self.variant, self.start, tags, self.result)))
 
     # -- changing -----------------------------------------------------------------------------
 

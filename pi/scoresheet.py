@@ -9,10 +9,10 @@ they concern (R-REC-06: irregularity annotations go on the scoresheet).
 from __future__ import annotations
 
 import math
-import textwrap
 from dataclasses import dataclass
 
 from pi.record import GameRecord
+from rules.pdn import StringExporter
 
 RESULT_TEXT = {
     "2-0": "2-0 (White wins)",
@@ -24,9 +24,13 @@ RESULT_TEXT = {
 
 
 def game_pdn(record: GameRecord, *, columns: int = 80) -> str:
-    """The game as one PDN game (tags, movetext, result), ending with a blank line."""
-    tags = record.all_tags()
-    head = "".join(f'[{k} "{_escape(v)}"]\n' for k, v in tags.items())
+    """The game as one PDN game (tags, movetext, result), ending with a blank line.
+
+    Written with the rules core's :class:`~rules.pdn.StringExporter`, driven from the
+    record rather than from a ``Game``: after a resync (the game went on from a position no
+    legal move reaches, I 5.7) the moves no longer replay from the start, and the
+    comment says from which position they do.
+    """
     notes: dict[int, list[str]] = {}
     for f in record.flags:
         text = f.kind + (f" ({f.article})" if f.article else "")
@@ -39,22 +43,19 @@ def game_pdn(record: GameRecord, *, columns: int = 80) -> str:
     for p in record.plies:
         if p.corrected:
             notes.setdefault(p.number, []).append("corrected by the arbiter")
-    tokens: list[str] = []
+    writer = StringExporter(columns=columns)
+    writer.begin_game(record.variant, record.start)
+    for name, value in record.all_tags().items():
+        writer.visit_tag(name, value)
+    writer.end_tags()
     if 0 in notes:
-        tokens.append(_comment(notes[0]))
-    offset = 0 if record.start.turn is record.variant.first_to_move else 1
+        writer.visit_comment("; ".join(notes[0]))
     for p in record.plies:
-        k = p.number - 1 + offset
-        if k % 2 == 0:
-            tokens.append(f"{k // 2 + 1}.")
-        elif p.number == 1 or (p.number - 1) in notes:
-            tokens.append(f"{k // 2 + 1}...")
-        tokens.append(p.notation)
+        writer.visit_move(p.notation)
         if p.number in notes:
-            tokens.append(_comment(notes[p.number]))
-    tokens.append(record.result)
-    body = textwrap.fill(" ".join(tokens), width=columns, break_long_words=False)
-    return f"{head}\n{body}\n\n"
+            writer.visit_comment("; ".join(notes[p.number]))
+    writer.visit_result(record.result)
+    return writer.result() + "\n"
 
 
 def games_pdn(records: list[GameRecord]) -> str:
@@ -88,11 +89,3 @@ def sheet_columns(record: GameRecord, *, min_rows: int = 25) -> list[list[SheetR
     per_column = max(min_rows, math.ceil(count / 2))
     ordered = [rows.get(n, SheetRow(n)) for n in range(1, 2 * per_column + 1)]
     return [ordered[:per_column], ordered[per_column:]]
-
-
-def _comment(lines: list[str]) -> str:
-    return "{" + "; ".join(s.replace("{", "(").replace("}", ")") for s in lines) + "}"
-
-
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')

@@ -182,3 +182,39 @@ def test_arbiter_actions_refused_when_no_token_is_configured(tmp_path: Path) -> 
         r = httpx.post(f"{url}/api/tables/1/arbiter/move", json={"notation": "32-28"})
         assert r.status_code == 403
         assert "no arbiter_token is configured" in r.json()["detail"]
+
+
+def upload(base: str, text: str | bytes) -> httpx.Response:
+    return httpx.post(
+        f"{base}/api/tables/7/arbiter/games/pdn",
+        content=text,
+        headers={**AUTH, "Content-Type": "application/x-chess-pdn"},
+    )
+
+
+def test_pdn_upload_starts_a_game_from_a_real_sheet(server: str, shared_data: Path) -> None:
+    text = (shared_data / WK2003).read_text(encoding="utf-8").split("\n\n\n")[0]
+    r = upload(server, text)
+    assert r.status_code == 200, r.text
+    state = httpx.get(f"{server}/api/tables/7").json()
+    assert [m["notation"] for m in state["moves"]] == first_game_moves(shared_data, WK2003)
+    assert state["tags"]["White"] == "Ndjofang, J.M." and state["result"] == "1-1"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "exactly one game, not 0"),
+        ("1. 32-28 19-23 2. 28x19 14x23 3. 99-98 *", "game 1, ply 5: not a move: '99-98'"),
+        ("1. 32-28 32-28 *", "game 1, ply 2: illegal move: '32-28'"),
+        (b"\xff\xfe1. 32-28", "not UTF-8"),
+    ],
+)
+def test_malformed_pdn_upload_is_refused_and_changes_nothing(
+    server: str, text: str | bytes, message: str
+) -> None:
+    play(server, ["32-28"])
+    r = upload(server, text)
+    assert r.status_code == 422 and message in r.json()["detail"], r.text
+    assert len(httpx.get(f"{server}/api/tables/7/games").json()) == 1
+    assert httpx.get(f"{server}/api/tables/7").json()["moves"][0]["notation"] == "32-28"

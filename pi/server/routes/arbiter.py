@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from pi.record import RecordError
 from pi.server.deps import ArbiterDep, SettingsDep, TablesDep
@@ -23,6 +23,8 @@ from pi.server.schemas import (
     ResultBody,
     TagsBody,
 )
+from rules import Position
+from rules.pdn import read_games_text
 
 router = APIRouter(prefix="/api/tables/{table}/arbiter", tags=["arbiter"])
 
@@ -100,3 +102,40 @@ def new_game(
     except (RulesError, ValueError) as exc:
         raise RecordError(str(exc)) from None
     return _public(tables.journal.events(table, record.game_id)[0])
+
+
+@router.post(
+    "/games/pdn",
+    response_model=list[EventPublic],
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/x-chess-pdn": {"schema": {"type": "string"}}},
+        }
+    },
+)
+async def upload_pdn(
+    table: str, request: Request, tables: TablesDep, _: ArbiterDep
+) -> list[dict[str, Any]]:
+    """Start a new game from one PDN game (a handwritten sheet typed in, or the game of a
+    replaced device) and go on recording from its last position. A malformed upload is
+    refused (422) with the reader's message naming the game and the ply."""
+    try:
+        text = (await request.body()).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"the PDN upload is not UTF-8 text ({exc})") from None
+    games = read_games_text(text)
+    if len(games) != 1:
+        raise RecordError(f"the PDN upload must hold exactly one game, not {len(games)}")
+    game = games[0]
+    if game.errors:
+        raise RecordError(f"malformed PDN: {game.errors[0]}")
+    assert game.start is not None
+    fen = None if game.start == Position.initial(game.variant) else game.start.fen()
+    tags = {k: v for k, v in game.tags.items() if k not in ("Result", "GameType", "FEN")}
+    record = tables.start_game(table, game.variant, fen=fen, tags=tags)
+    for notation in game.notations:
+        tables.record(table, "move", {"notation": notation, **ARBITER})
+    if game.result != "*":
+        tables.record(table, "result", {"result": game.result, **ARBITER})
+    return [_public(e) for e in tables.journal.events(table, record.game_id)]
