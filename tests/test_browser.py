@@ -1,0 +1,163 @@
+"""The demonstration board in a real browser (Playwright driving Debian's chromium)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from pi.config import EventSettings, Settings
+from pi.server import create_app
+from rules import Position, find_variant
+from rules.pieces import stack_string
+from tests.pi_support import USSR1947, WK2003, first_game_moves, live_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+TOKEN = "browser-token-1"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "out" / "screenshots"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip("Debian chromium not installed at /usr/bin/chromium (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield b
+        b.close()
+
+
+def make_server(tmp_path: Path, variant: str) -> Any:
+    settings = Settings(
+        table="5",
+        variant=variant,
+        journal=tmp_path / "j.sqlite",
+        arbiter_token=TOKEN,
+        event=EventSettings(
+            event="Hall test", round="2", white="White player", black="Black player"
+        ),
+    )
+    return create_app(settings)
+
+
+def shown_pieces(page: Any) -> dict[str, str]:
+    """Square name -> stack string, as the SVG board draws them."""
+    items = page.eval_on_selector_all(
+        "#board g.piece", "els => els.map(e => [e.dataset.square, e.dataset.stack])"
+    )
+    return dict(items)
+
+
+def expected_pieces(position: Position) -> dict[str, str]:
+    g = position.variant.geometry
+    return {g.name(sq): stack_string(st) for sq, st in position.stacks()}
+
+
+def save(page: Any, name: str, tmp_path: Path) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / name
+    page.screenshot(path=str(path))
+    assert path.stat().st_size > 10_000
+    return path
+
+
+@pytest.mark.parametrize(("variant", "file"), [("international", WK2003), ("russian", USSR1947)])
+def test_board_follows_the_moves(
+    browser: Any, tmp_path: Path, shared_data: Path, variant: str, file: Path
+) -> None:
+    moves = first_game_moves(shared_data, file, limit=12)
+    with live_server(make_server(tmp_path, variant)) as url:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{url}/board/5")
+        start = Position.initial(find_variant(variant))
+        page.wait_for_selector(f"#board[data-fen='{start.fen()}']")
+        assert shown_pieces(page) == expected_pieces(start)
+        position, names = start, []
+        for m in moves:
+            r = httpx.post(f"{url}/api/tables/5/arbiter/move", json={"notation": m}, headers=AUTH)
+            assert r.status_code == 200, r.text
+            move = position.parse_move(m)
+            names.append(position.move_name(move))
+            position = position.play(move)
+        page.wait_for_selector(f"#board[data-fen='{position.fen()}']", timeout=5000)
+        assert shown_pieces(page) == expected_pieces(position)
+        # The last move is highlighted and listed in official notation.
+        assert page.locator("#board rect.last").count() == 2
+        assert page.locator("#moves td.current").inner_text() == names[-1]
+        listed = page.eval_on_selector_all(
+            "#moves td[data-ply]", "els => els.map(e => e.textContent)"
+        )
+        assert listed == names
+        numbers = page.eval_on_selector_all("#moves td.num", "els => els.map(e => e.textContent)")
+        assert numbers == [f"{n}." for n in range(1, len(moves) // 2 + 1)]
+        assert page.locator("#white").inner_text() == "White player"
+        save(page, f"board-{variant}.png", tmp_path)
+        page.close()
+
+
+def test_towers_and_kings_on_a_7x7_board(browser: Any, tmp_path: Path) -> None:
+    # Lasca (column draughts, 7x7): a white man on two black men, a black king on a white
+    # man, plain men and a white king.
+    fen = "W:W8(wbb),K12,5:B15(Bw),20"
+    app = make_server(tmp_path, "lasca")
+    with live_server(app) as url:
+        r = httpx.post(f"{url}/api/tables/5/arbiter/games", json={"fen": fen}, headers=AUTH)
+        assert r.status_code == 200, r.text
+        page = browser.new_page(viewport={"width": 1100, "height": 720})
+        page.goto(f"{url}/board/5")
+        expected = Position.from_fen("lasca", fen)
+        page.wait_for_selector(f"#board[data-fen='{expected.fen()}']")
+        assert shown_pieces(page) == expected_pieces(expected)
+        assert page.locator("#board rect.dark").count() == 25  # 7x7: 25 playable squares
+        # Each tower shows its height and one layer per piece, top first.
+        tower = page.locator("#board g.piece[data-square='8']")
+        assert tower.locator("text.height").text_content() == "3"
+        assert tower.locator("rect.layer").count() == 3
+        assert page.locator("#board g.piece[data-square='12'] text.crown").count() == 1
+        save(page, "board-lasca-towers.png", tmp_path)
+        page.close()
+
+
+def test_arbiter_view_shows_flags_and_hall_mode_hides_tools(browser: Any, tmp_path: Path) -> None:
+    app = make_server(tmp_path, "international")
+    with live_server(app) as url:
+        httpx.post(f"{url}/api/tables/5/arbiter/move", json={"notation": "32-28"}, headers=AUTH)
+        app.state.tables.record(
+            "5",
+            "flag",
+            {"kind": "capture_not_taken", "ply": 1, "article": "I 5.4.6", "message": "x"},
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{url}/board/5?arbiter&token={TOKEN}")
+        page.wait_for_selector("#flags li.open")
+        assert "capture_not_taken (I 5.4.6)" in page.locator("#flags li").inner_text()
+        page.locator("#flags li button").click()  # resolve it through the REST API
+        page.wait_for_selector("#flags li.resolved")
+        save(page, "board-arbiter.png", tmp_path)
+        public = browser.new_page(viewport={"width": 1280, "height": 800})
+        public.goto(f"{url}/board/5?hall=1")
+        public.wait_for_selector("#board g.piece")
+        assert public.locator("#arbiter-panel").is_hidden()
+        assert public.locator("#fullscreen").is_hidden()
+        assert public.locator("#flags li").count() == 0
+        save(public, "board-hall.png", tmp_path)
+        page.close()
+        public.close()
