@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -83,7 +84,7 @@ def test_realtime_playback_is_paced_like_a_camera(tmp_path: Path) -> None:
 
 
 def test_open_source_names_what_it_cannot_find(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no capture source 'nowhere.mp4'"):
+    with pytest.raises(FileNotFoundError, match=re.escape("no capture source 'nowhere.mp4'")):
         open_source("nowhere.mp4")
     assert isinstance(open_source("picamera"), PiCameraSource)
     assert isinstance(open_source("0"), OpenCVCameraSource)
