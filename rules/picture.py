@@ -1,0 +1,119 @@
+"""A settled picture of the board: the visible top of every square that was read with
+confidence, as bitboards, so that comparing it with a position is a few integer operations.
+
+The recorder builds one from the evidence of a stable run of frames; the catch-up search
+and the arbiter compare positions with it thousands of times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rules.geometry import Bitboard, Square
+from rules.observation import Top
+from rules.pieces import Stack
+from rules.position import Position
+from rules.variants import Color, Variant
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """Tops as read: ``white``/``black``/``kings`` hold the squares read as such, ``known``
+    the squares read with confidence (the others carry no evidence and match anything)."""
+
+    variant: Variant
+    white: Bitboard
+    black: Bitboard
+    kings: Bitboard
+    known: Bitboard
+
+    @classmethod
+    def from_tops(cls, variant: Variant, tops: dict[Square, Top]) -> Picture:
+        """Picture from the tops read on some squares (the squares left out are unknown)."""
+        bits = variant.geometry.bits
+        white = black = kings = known = 0
+        for sq, top in tops.items():
+            bit = bits[sq]
+            known |= bit
+            if top in (Top.WHITE_MAN, Top.WHITE_KING):
+                white |= bit
+            elif top in (Top.BLACK_MAN, Top.BLACK_KING):
+                black |= bit
+            if top in (Top.WHITE_KING, Top.BLACK_KING):
+                kings |= bit
+        return cls(variant, white, black, kings, known)
+
+    @classmethod
+    def of_position(cls, position: Position) -> Picture:
+        """What an overhead camera would read on a position, every square known."""
+        g = position.variant.geometry
+        return cls(position.variant, position.white, position.black, position.kings, g.all_squares)
+
+    def top(self, square: Square) -> Top | None:
+        """The top read on a square, None where unknown."""
+        bit = self.variant.geometry.bits[square]
+        if not self.known & bit:
+            return None
+        king = bool(self.kings & bit)
+        if self.white & bit:
+            return Top.WHITE_KING if king else Top.WHITE_MAN
+        if self.black & bit:
+            return Top.BLACK_KING if king else Top.BLACK_MAN
+        return Top.EMPTY
+
+    @property
+    def unknown_count(self) -> int:
+        return (self.variant.geometry.all_squares & ~self.known).bit_count()
+
+    def mismatch(self, position: Position, tolerate: Bitboard = 0) -> Bitboard:
+        """Known squares whose top differs from the position's.
+
+        ``tolerate`` marks squares where a king may still look like a man: a man just
+        crowned whose second disc is not on yet (I 3.6), or a king that lost it.
+        """
+        colour = (position.white ^ self.white) | (position.black ^ self.black)
+        rank = position.kings ^ self.kings
+        excused = tolerate & position.kings & ~self.kings & ~colour
+        return (colour | (rank & ~excused)) & self.known
+
+    def rotated(self) -> Picture:
+        """The picture of the board turned half a turn (square ``i`` becomes ``n - 1 - i``)."""
+        g = self.variant.geometry
+        last = g.square_count - 1
+        tops = {last - sq: t for sq in g.squares if (t := self.top(sq)) is not None}
+        return Picture.from_tops(self.variant, tops)
+
+    def grid(self) -> str:
+        """Reading-order letters ``.wWbB``, ``?`` where unknown (for events and logs)."""
+        return "".join(
+            "?" if (t := self.top(sq)) is None else t.symbol for sq in self.variant.geometry.squares
+        )
+
+    def position(self, turn: Color, fallback: Position) -> Position:
+        """The position on the board: the tops read, and ``fallback`` where nothing was read.
+
+        A tower whose top still matches keeps the pieces below it from ``fallback``
+        (the camera cannot see them, column-draughts digest §5.3).
+        """
+        stacks: dict[Square, Stack] = {}
+        for sq in self.variant.geometry.squares:
+            top = self.top(sq)
+            old = fallback.stack(sq)
+            if top is None:
+                stacks[sq] = old
+            elif top is Top.EMPTY:
+                continue
+            else:
+                piece = top.piece
+                assert piece is not None
+                stacks[sq] = old if old and old[0] == piece else (piece,)
+        return Position.from_stacks(self.variant, stacks, turn)
+
+    def counts(self) -> dict[Top, int]:
+        """How many known squares show each top."""
+        out = dict.fromkeys(Top, 0)
+        for sq in self.variant.geometry.squares:
+            t = self.top(sq)
+            if t is not None:
+                out[t] += 1
+        return out

@@ -1,0 +1,702 @@
+"""The recorder: observations in, moves and irregularity flags out (DESIGN.md, "the one idea").
+
+Vision never has to be sure of a square. The recorder
+
+1. *settles*: it drops frames with the board lost, a hand over it or motion, and sums the
+   per-square evidence (log-probabilities) of the good frames since the picture last
+   changed; a picture counts once it has held for ``stable_frames`` frames and
+   ``stable_seconds``;
+2. *infers the legal move*: it scores "no move" and every legal successor of the known
+   position by the log-likelihood of the evidence, and records the best when it beats the
+   runner-up by ``accept_margin_nats`` (else it waits for more frames);
+3. *catches up*: when no single ply fits (the board was hidden for several plies) it
+   searches sequences of up to ``catch_up_plies`` legal plies that reproduce the picture;
+4. *arbitrates*: when nothing legal fits and the picture has stood for
+   ``irregularity_wait_seconds`` (a mistake undone at once is no irregularity, I 5.5), it
+   asks :mod:`rules.arbiter` which named irregularity fits, flags it, and goes on from the
+   position on the board (I 5.7, S1 §9.6).
+
+Crowning is physical and often late: a man that ends its move on the last row is
+recorded as a king at once (I 3.5), and may look like a man until the second disc is put
+on. Only when the opponent has moved and it still looks like a man is that flagged
+(I 3.6, S1 §3.7).
+
+>>> from rules.variants import INTERNATIONAL
+>>> from rules.observation import Observation, SquareReading, Top
+>>> rec = Recorder(INTERNATIONAL)
+>>> after = Position.initial(INTERNATIONAL).push_text("32-28")
+>>> frame = lambda t: Observation(t, tuple(
+...     SquareReading.certain(Top.of(after.piece_at(sq))) for sq in range(50)))
+>>> events = [m.event for t in (0.0, 0.1, 0.2, 0.3) for m in rec.feed(frame(t))]
+>>> [(e.ply, e.notation) for e in events]
+[(1, '32-28')]
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+from rules import arbiter
+from rules.events import (
+    Event,
+    EventMessage,
+    IrregularityConfirmed,
+    IrregularityFlagged,
+    IrregularityKind,
+    MoveRecorded,
+    PositionUnexplained,
+    ResultSet,
+    Resynchronised,
+    TakenBack,
+)
+from rules.geometry import Bitboard, Square
+from rules.move import Move
+from rules.observation import TOP_COUNT, Observation, Top
+from rules.picture import Picture
+from rules.position import Position
+from rules.variants import Variant
+
+log = logging.getLogger(__name__)
+
+Seq = tuple[Move, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RecorderConfig:
+    """Thresholds of the recorder; units in the names (frames, seconds, nats = natural log)."""
+
+    stable_frames: int = 3
+    """Good frames a picture must hold before it counts."""
+    stable_seconds: float = 0.2
+    """Time from the first to the last of those frames."""
+    max_window_frames: int = 40
+    """Frames of evidence kept for one picture (older ones are dropped)."""
+    max_occlusion_fraction: float = 0.05
+    """A frame with more of the board hidden is dropped."""
+    max_motion_fraction: float = 0.02
+    """A frame with more of its pixels changing is dropped."""
+    max_reprojection_error_px: float = 8.0
+    """A frame whose board fit is worse is dropped."""
+    square_occluded_fraction: float = 0.3
+    """A square hidden more than this carries no evidence in that frame."""
+    probability_floor: float = 1e-4
+    """Probabilities below this count as this (one bad reading cannot veto a hypothesis)."""
+    confident_square_nats: float = 2.0
+    """Evidence margin for a square's top to count as read."""
+    accept_margin_nats: float = 6.0
+    """How much better than the runner-up the best explanation must be."""
+    catch_up_plies: int = 4
+    """Longest sequence of legal plies searched after the board was hidden."""
+    catch_up_wait_seconds: float = 0.3
+    """A picture two or more plies ahead must stand this long before it is caught up."""
+    irregularity_wait_seconds: float = 2.0
+    """An unexplained picture must stand this long before it is flagged (I 5.5)."""
+    max_unknown_squares: int = 2
+    """Irregularities are judged only on pictures with at most this many unread squares."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedPly:
+    """One ply of the record. ``move`` is None for an irregular ply (the board changed in a
+    way no legal move explains); ``notation`` then describes what was seen."""
+
+    number: int
+    notation: str
+    move: Move | None
+    before: Position
+    after: Position
+    time: float
+    alternatives: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class _Frame:
+    time: float
+    logp: tuple[tuple[float, ...] | None, ...]
+    """Per square, log-probability of each Top; None where the square was hidden."""
+    labels: tuple[int, ...]
+    """Per square, the most likely Top, -1 where hidden."""
+    heights: tuple[tuple[float, float] | None, ...]
+    """Per square, (height, 1/sigma^2) where vision measured a stack height."""
+
+
+class _Window:
+    """The evidence of the good frames since the picture last changed: the frames, and
+    per square the summed log-probabilities and how often each top was the best reading
+    (kept as running totals, so a frame costs one pass over the squares)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.frames: list[_Frame] = []
+        self.sums: list[list[float] | None] = [None] * n
+        self.votes: list[list[int]] = [[0] * TOP_COUNT for _ in range(n)]
+
+    def clear(self) -> None:
+        self.frames.clear()
+        self.sums = [None] * self.n
+        self.votes = [[0] * TOP_COUNT for _ in range(self.n)]
+
+    def _apply(self, frame: _Frame, sign: int) -> None:
+        for sq, lp in enumerate(frame.logp):
+            if lp is None:
+                continue
+            self.votes[sq][frame.labels[sq]] += sign
+            acc = self.sums[sq]
+            if acc is None:
+                self.sums[sq] = [sign * v for v in lp]
+            else:
+                for t in range(TOP_COUNT):
+                    acc[t] += sign * lp[t]
+
+    def add(self, frame: _Frame) -> None:
+        self.frames.append(frame)
+        self._apply(frame, 1)
+
+    def drop_oldest(self) -> None:
+        self._apply(self.frames.pop(0), -1)
+
+    def keep_last(self, k: int) -> None:
+        kept = self.frames[-k:]
+        self.clear()
+        for f in kept:
+            self.add(f)
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """A hypothesis about the board: no move (``moves`` empty), or legal plies."""
+
+    moves: tuple[Move, ...]
+    after: Position
+    tolerate: Bitboard
+    tops: tuple[int, ...]
+    """The top an overhead camera sees on each square; kings that may still look like
+    men are negative (``-top``)."""
+
+    @classmethod
+    def of(cls, moves: tuple[Move, ...], after: Position, tolerate: Bitboard) -> _Candidate:
+        bits = after.variant.geometry.bits
+        tops = []
+        for sq in after.variant.geometry.squares:
+            top = int(Top.of(after.piece_at(sq)))
+            tops.append(-top if tolerate & bits[sq] and after.kings & bits[sq] else top)
+        return cls(moves, after, tolerate, tuple(tops))
+
+
+@dataclass(slots=True)
+class _Restore:
+    """The state before an irregularity, in case the players put the board back."""
+
+    position: Position
+    record_length: int
+    tolerate: Bitboard
+    crown_due: dict[Square, int]
+
+
+class Recorder:
+    """Turns a stream of observations of one game into events.
+
+    ``feed`` takes one observation and returns the events it caused (usually none), each
+    wrapped for the journal with the table id, the game id and a sequence number. The
+    arbiter's decisions come in through :meth:`take_back`, :meth:`correct`,
+    :meth:`confirm` and :meth:`set_result`. Nothing raises on a bad frame: it is logged
+    and dropped.
+    """
+
+    def __init__(
+        self,
+        variant: Variant,
+        *,
+        start: Position | None = None,
+        config: RecorderConfig | None = None,
+        table_id: str = "table",
+        game_id: str = "game",
+    ) -> None:
+        self.variant = variant
+        self.config = config or RecorderConfig()
+        self.table_id = table_id
+        self.game_id = game_id
+        self.start = start or Position.initial(variant)
+        self.position = self.start
+        self.record: list[RecordedPly] = []
+        self.messages: list[EventMessage] = []
+        self.flags: list[IrregularityFlagged] = []
+        self.result: str | None = None
+        self._n = variant.geometry.square_count
+        self._window = _Window(self._n)
+        self._rotated = False
+        self._seen_picture = False
+        self._tolerate: Bitboard = 0
+        self._crown_due: dict[Square, int] = {}
+        self._candidates: list[_Candidate] | None = None
+        self._pending_picture: Picture | None = None
+        self._pending_since = 0.0
+        self._searched: dict[tuple[Position, Picture], list[Seq]] = {}
+        self._restore: _Restore | None = None
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def ply(self) -> int:
+        """Plies recorded so far (legal and irregular)."""
+        return len(self.record)
+
+    @property
+    def events(self) -> list[Event]:
+        return [m.event for m in self.messages]
+
+    # -- the live path ------------------------------------------------------------------------
+
+    def feed(self, obs: Observation) -> list[EventMessage]:
+        """Take one observation; return the events it caused."""
+        before = len(self.messages)
+        frame = self._frame(obs)
+        if frame is None:
+            self._window.clear()
+            return []
+        self._add(frame)
+        if self._is_stable():
+            self._decide(frame.time)
+        return self.messages[before:]
+
+    def _frame(self, obs: Observation) -> _Frame | None:
+        cfg = self.config
+        if (
+            not obs.board_found
+            or obs.occlusion > cfg.max_occlusion_fraction
+            or obs.motion > cfg.max_motion_fraction
+            or obs.reprojection_error_px > cfg.max_reprojection_error_px
+        ):
+            return None
+        if len(obs.squares) != self._n:
+            log.warning(
+                "frame %s at %.3f s has %d squares, %s needs %d: dropped",
+                obs.frame_index,
+                obs.time,
+                len(obs.squares),
+                self.variant.name,
+                self._n,
+            )
+            return None
+        readings = obs.squares[::-1] if self._rotated else obs.squares
+        floor = cfg.probability_floor
+        logp: list[tuple[float, ...] | None] = []
+        labels: list[int] = []
+        heights: list[tuple[float, float] | None] = []
+        for r in readings:
+            if r.occluded > cfg.square_occluded_fraction:
+                logp.append(None)
+                labels.append(-1)
+                heights.append(None)
+                continue
+            lp = tuple(math.log(max(p, floor)) for p in r.probs)
+            logp.append(lp)
+            labels.append(max(range(TOP_COUNT), key=lp.__getitem__))
+            if r.height is not None and r.height_sigma and self.variant.towers:
+                heights.append((r.height, 1.0 / (r.height_sigma * r.height_sigma)))
+            else:
+                heights.append(None)
+        return _Frame(obs.time, tuple(logp), tuple(labels), tuple(heights))
+
+    def _add(self, frame: _Frame) -> None:
+        """Append a frame; start a new window when some square has clearly changed.
+
+        A square has changed when the last ``stable_frames`` frames agree on a top that
+        the earlier frames of the window did not mostly show (vision may miss the motion).
+        """
+        window = self._window
+        window.add(frame)
+        k = self.config.stable_frames
+        frames = window.frames
+        if len(frames) > k:
+            recent = frames[-k:]
+            for sq in range(self._n):
+                label = recent[0].labels[sq]
+                if label < 0 or any(f.labels[sq] != label for f in recent[1:]):
+                    continue
+                votes = window.votes[sq]
+                earlier = [votes[t] - (k if t == label else 0) for t in range(TOP_COUNT)]
+                if sum(earlier) and max(range(TOP_COUNT), key=earlier.__getitem__) != label:
+                    window.keep_last(k)
+                    break
+        if len(frames) > self.config.max_window_frames:
+            window.drop_oldest()
+
+    def _is_stable(self) -> bool:
+        frames = self._window.frames
+        return (
+            len(frames) >= self.config.stable_frames
+            and frames[-1].time - frames[0].time >= self.config.stable_seconds - 1e-9
+        )
+
+    # -- deciding -----------------------------------------------------------------------------
+
+    def _picture(self, sums: list[list[float] | None]) -> Picture:
+        tops: dict[Square, Top] = {}
+        for sq, s in enumerate(sums):
+            if s is None:
+                continue
+            order = sorted(range(TOP_COUNT), key=s.__getitem__, reverse=True)
+            if s[order[0]] - s[order[1]] >= self.config.confident_square_nats:
+                tops[sq] = Top(order[0])
+        return Picture.from_tops(self.variant, tops)
+
+    def _decide(self, now: float) -> None:
+        sums = self._window.sums
+        picture = self._picture(sums)
+        if picture.known == 0:
+            return
+        window_start = self._window.frames[0].time
+        scored = sorted(
+            ((self._score(c, sums), i, c) for i, c in enumerate(self._successors())),
+            key=lambda x: (-x[0], x[1]),
+        )
+        best_score, _, best = scored[0]
+        if picture.mismatch(best.after, best.tolerate) == 0:
+            runner_up = next((s for s, _, c in scored[1:] if c.after != best.after), -math.inf)
+            if not best.moves:
+                self._seen_picture = True
+                self._pending_picture = None
+                self._note_crowns(picture)
+                return
+            if best_score - runner_up >= self.config.accept_margin_nats:
+                self._seen_picture = True
+                self._pending_picture = None
+                self._record_plies(best.moves, window_start, picture, ())
+            return
+        self._unexplained(picture, now, window_start)
+
+    def _unexplained(self, picture: Picture, now: float, window_start: float) -> None:
+        """No single ply explains the picture: wait, then catch up or arbitrate."""
+        pending = self._pending_picture
+        if pending is None or _conflict(pending, picture):
+            self._pending_picture = picture
+            self._pending_since = window_start
+            return
+        waited = now - self._pending_since
+        if self._restore is not None and self._try_restore(picture, window_start):
+            return
+        cfg = self.config
+        if waited >= cfg.catch_up_wait_seconds and self._seen_picture:
+            sequences = self._catch_up(picture)
+            # sequences that end differently disagree on a square not read yet: wait for it
+            settled = len({self._final(seq) for seq in sequences}) == 1
+            if sequences and (settled or waited >= cfg.irregularity_wait_seconds):
+                alternatives = tuple(" ".join(self._names(seq)) for seq in sequences[1:6])
+                self._pending_picture = None
+                self._record_plies(sequences[0], window_start, picture, alternatives)
+                return
+        if (
+            waited < cfg.irregularity_wait_seconds
+            or picture.unknown_count > cfg.max_unknown_squares
+        ):
+            return
+        self._pending_picture = None
+        finding = arbiter.explain(
+            self.position, picture, first_picture=not self._seen_picture, tolerate=self._tolerate
+        )
+        self._seen_picture = True
+        if finding is None:
+            self._emit(PositionUnexplained(self.ply, picture.grid(), window_start))
+            self._resync(
+                picture.position(self.position.turn.other, self.position),
+                window_start,
+                "position unexplained",
+                is_move=True,
+                notation="?",
+            )
+            return
+        self._flag(finding, window_start)
+
+    def _score(self, cand: _Candidate, sums: list[list[float] | None]) -> float:
+        """Log-likelihood of the window's evidence if ``cand`` is what stands on the board."""
+        total = 0.0
+        for s, top in zip(sums, cand.tops, strict=True):
+            if s is None:
+                continue
+            # a tolerated king (negative) may still look like a man (top - 1)
+            total += s[top] if top >= 0 else max(s[-top], s[-top - 1])
+        if self.variant.towers:
+            total += self._height_score(cand.after)
+        return total
+
+    def _height_score(self, after: Position) -> float:
+        total = 0.0
+        for f in self._window.frames:
+            for sq, h in enumerate(f.heights):
+                if h is not None:
+                    total -= 0.5 * h[1] * (h[0] - len(after.stack(sq))) ** 2
+        return total
+
+    def _successors(self) -> list[_Candidate]:
+        if self._candidates is None:
+            p, tol = self.position, self._tolerate
+            self._candidates = [_Candidate.of((), p, tol)]
+            for m in p.legal_moves():
+                after, moved = p.play(m), _moved_tolerance(p, m, tol)
+                self._candidates.append(_Candidate.of((m,), after, moved))
+        return self._candidates
+
+    # -- catch-up search --------------------------------------------------------------------------
+
+    def _catch_up(self, picture: Picture) -> list[Seq]:
+        """Sequences of 2..``catch_up_plies`` legal plies whose end fits the picture exactly,
+        the shortest found, best first.
+
+        Pruning: ``r`` more plies change at most ``2 r`` squares plus one per piece they
+        capture, and captures only remove pieces, so a node whose mismatch with the picture
+        is larger than that cannot lead to it. A quiet ply that takes a piece straight back
+        where it came from explains nothing and is not searched. Nodes are memoised, so
+        transpositions are expanded once.
+        """
+        key = (self.position, picture)
+        if key in self._searched:
+            return self._searched[key]
+        memo: dict[tuple[Position, int, Bitboard, frozenset[tuple[Square, Square]]], list[Seq]] = {}
+        picture_pieces = (picture.white | picture.black).bit_count()
+
+        def search(
+            pos: Position, left: int, tol: Bitboard, undo: frozenset[tuple[Square, Square]]
+        ) -> list[Seq]:
+            wrong = picture.mismatch(pos, tol)
+            if left == 0:
+                return [()] if wrong == 0 else []
+            excess = (pos.white | pos.black).bit_count() - picture_pieces
+            if wrong.bit_count() > 2 * left + max(excess, 0):
+                return []
+            node = (pos, left, tol, undo)
+            if node in memo:
+                return memo[node]
+            found: list[Seq] = []
+            for m in pos.legal_moves():
+                if (m.path[0], m.path[-1]) in undo:
+                    continue
+                nxt = pos.play(m)
+                # within four plies a side moves twice at most: a piece going straight back
+                later = undo | {(m.path[-1], m.path[0])} if not m.captures else undo
+                for rest in search(nxt, left - 1, _moved_tolerance(pos, m, tol), later):
+                    found.append((m, *rest))
+            memo[node] = found
+            return found
+
+        result: list[tuple[Move, ...]] = []
+        for depth in range(2, self.config.catch_up_plies + 1):
+            result = search(self.position, depth, self._tolerate, frozenset())
+            if result:
+                break
+        self._searched[key] = result
+        return result
+
+    def _final(self, moves: Seq) -> Position:
+        pos = self.position
+        for m in moves:
+            pos = pos.play(m)
+        return pos
+
+    def _names(self, moves: tuple[Move, ...]) -> list[str]:
+        out, pos = [], self.position
+        for m in moves:
+            out.append(pos.move_name(m))
+            pos = pos.play(m)
+        return out
+
+    # -- recording ----------------------------------------------------------------------------
+
+    def _record_plies(
+        self, moves: tuple[Move, ...], time: float, picture: Picture, alternatives: tuple[str, ...]
+    ) -> None:
+        for m in moves:
+            before = self.position
+            notation = before.move_name(m)
+            after = before.play(m)
+            self.record.append(
+                RecordedPly(self.ply + 1, notation, m, before, after, time, alternatives)
+            )
+            self._check_crowns(picture, time)
+            self._tolerate = _moved_tolerance(before, m, self._tolerate)
+            self._crown_due = _moved_crowns(before, m, self._crown_due, self.ply)
+            self._set_position(after)
+            self._emit(MoveRecorded(self.ply, notation, after.fen(), time, alternatives))
+        self._restore = None
+        self._note_crowns(picture)
+
+    def _check_crowns(self, picture: Picture, time: float) -> None:
+        """A ply is being recorded: a man crowned on an earlier ply that still looks like
+        a man was not crowned before the opponent moved (I 3.6, S1 §3.7)."""
+        for sq, ply in list(self._crown_due.items()):
+            if ply >= self.ply:
+                continue
+            top = picture.top(sq)
+            if top in (Top.WHITE_MAN, Top.BLACK_MAN):
+                del self._crown_due[sq]
+                name = self.variant.geometry.name(sq)
+                self._emit_flag(
+                    IrregularityKind.NOT_CROWNED,
+                    ply,
+                    f"the man that reached {name} on ply {ply} was not crowned "
+                    "before the opponent moved",
+                    (name,),
+                    time,
+                )
+
+    def _note_crowns(self, picture: Picture) -> None:
+        """Kings that now look like kings need no more patience."""
+        for sq in self.variant.geometry.squares_of(self._tolerate):
+            if picture.top(sq) in (Top.WHITE_KING, Top.BLACK_KING):
+                self._tolerate &= ~self.variant.geometry.bits[sq]
+                self._crown_due.pop(sq, None)
+                self._candidates = None
+
+    def _set_position(self, position: Position) -> None:
+        self.position = position
+        self._candidates = None
+
+    def _flag(self, finding: arbiter.Finding, time: float) -> None:
+        ply = self.ply + 1 if finding.is_move else self.ply
+        names = tuple(self.variant.geometry.name(sq) for sq in finding.squares)
+        self._restore = _Restore(self.position, self.ply, self._tolerate, dict(self._crown_due))
+        self._emit_flag(finding.kind, ply, finding.evidence, names, time)
+        if finding.kind is IrregularityKind.BOARD_ROTATED:
+            self._rotated = not self._rotated
+            self._window.clear()
+            self._restore = None
+            return
+        if finding.kind is IrregularityKind.KING_UNCROWNED:
+            self._tolerate |= self.variant.geometry.mask_of(finding.squares)
+            self._candidates = None
+            return
+        self._resync(finding.after, time, finding.kind.value, finding.is_move, finding.notation)
+
+    def _emit_flag(
+        self, kind: IrregularityKind, ply: int, evidence: str, squares: tuple[str, ...], time: float
+    ) -> None:
+        flag = IrregularityFlagged(
+            kind, ply, evidence, arbiter.article(kind, self.variant), time, squares
+        )
+        self.flags.append(flag)
+        log.info("ply %d: %s (%s): %s", ply, kind.value, flag.article, evidence)
+        self._emit(flag)
+
+    def _resync(
+        self, position: Position, time: float, reason: str, is_move: bool, notation: str
+    ) -> None:
+        if is_move:
+            self.record.append(
+                RecordedPly(self.ply + 1, notation, None, self.position, position, time)
+            )
+        self._set_position(position)
+        self._crown_due = {
+            sq: p
+            for sq, p in self._crown_due.items()
+            if position.kings & self.variant.geometry.bits[sq]
+        }
+        self._tolerate &= position.kings
+        self._emit(Resynchronised(self.ply, position.fen(), reason, time))
+
+    def _try_restore(self, picture: Picture, time: float) -> bool:
+        """The players put the board back as it was before the last irregularity."""
+        r = self._restore
+        assert r is not None
+        if picture.mismatch(r.position, r.tolerate) != 0:
+            return False
+        del self.record[r.record_length :]
+        self._tolerate, self._crown_due = r.tolerate, dict(r.crown_due)
+        self._set_position(r.position)
+        self._restore = None
+        self._pending_picture = None
+        self._emit(Resynchronised(self.ply, r.position.fen(), "irregularity corrected", time))
+        return True
+
+    def _emit(self, event: Event) -> None:
+        self.messages.append(
+            EventMessage(self.table_id, self.game_id, len(self.messages) + 1, event)
+        )
+
+    # -- the arbiter's decisions --------------------------------------------------------------
+
+    def take_back(self, ply: int, *, time: float = 0.0) -> list[EventMessage]:
+        """Take the game back to just after ``ply`` (0: the start); later plies are dropped."""
+        if not 0 <= ply <= self.ply:
+            raise ValueError(f"cannot take back to ply {ply}: the game has {self.ply} plies")
+        before = len(self.messages)
+        position = self.record[ply - 1].after if ply else self.start
+        del self.record[ply:]
+        self._set_position(position)
+        self._tolerate, self._crown_due, self._restore = 0, {}, None
+        self._pending_picture = None
+        self._emit(TakenBack(ply, position.fen(), time))
+        return self.messages[before:]
+
+    def correct(self, ply: int, notation: str, *, time: float = 0.0) -> list[EventMessage]:
+        """The arbiter says ply ``ply`` was ``notation``: replace it, and replay the later
+        plies as long as they stay legal. Raises the rules core's ValueError (naming the
+        move and the position) when ``notation`` is not legal there."""
+        if not 1 <= ply <= self.ply:
+            raise ValueError(f"no ply {ply} to correct: the game has {self.ply} plies")
+        later = [r for r in self.record[ply:]]
+        start = self.record[ply - 1].before
+        move = start.parse_move(notation)
+        before = len(self.messages)
+        self.take_back(ply - 1, time=time)
+        self._append_move(move, time)
+        for r in later:
+            if r.move is None or r.move not in self.position.legal_moves():
+                break
+            self._append_move(r.move, r.time)
+        return self.messages[before:]
+
+    def _append_move(self, move: Move, time: float) -> None:
+        before = self.position
+        notation = before.move_name(move)
+        after = before.play(move)
+        self.record.append(RecordedPly(self.ply + 1, notation, move, before, after, time))
+        self._set_position(after)
+        self._emit(MoveRecorded(self.ply, notation, after.fen(), time))
+
+    def confirm(self, ply: int, *, time: float = 0.0) -> list[EventMessage]:
+        """The arbiter confirms the irregularity flagged at ``ply``: it stands (I 5.7)."""
+        flag = next((f for f in reversed(self.flags) if f.ply == ply), None)
+        if flag is None:
+            raise ValueError(f"no irregularity was flagged at ply {ply}")
+        before = len(self.messages)
+        self._restore = None
+        self._emit(IrregularityConfirmed(ply, flag.kind, time))
+        return self.messages[before:]
+
+    def set_result(self, result: str, reason: str = "", *, time: float = 0.0) -> list[EventMessage]:
+        """The result as the arbiter entered it; the recorder never decides one itself."""
+        before = len(self.messages)
+        self.result = result
+        self._emit(ResultSet(result, reason, time))
+        return self.messages[before:]
+
+
+def _conflict(a: Picture, b: Picture) -> bool:
+    """Whether two pictures disagree on a square both read."""
+    both = a.known & b.known
+    return bool(((a.white ^ b.white) | (a.black ^ b.black) | (a.kings ^ b.kings)) & both)
+
+
+def _moved_tolerance(p: Position, m: Move, tolerate: Bitboard) -> Bitboard:
+    """Where kings may look like men after ``m``: the tolerance follows a moving king, goes
+    with captured pieces, and starts on the square where a man is crowned."""
+    bits = p.variant.geometry.bits
+    frm, to = bits[m.path[0]], bits[m.path[-1]]
+    out = tolerate & ~frm
+    for sq in m.captures:
+        out &= ~bits[sq]
+    if tolerate & frm or m.promotes:
+        out |= to
+    return out
+
+
+def _moved_crowns(p: Position, m: Move, due: dict[Square, int], ply: int) -> dict[Square, int]:
+    """Crownings still awaited after ``m`` (played as ply ``ply``)."""
+    out = {sq: k for sq, k in due.items() if sq != m.path[0] and sq not in m.captures}
+    if m.path[0] in due:
+        out[m.path[-1]] = due[m.path[0]]
+    if m.promotes:
+        out[m.path[-1]] = ply
+    return out
