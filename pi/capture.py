@@ -36,6 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pi.config import CameraSettings
+from rules.observation import Observation
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,9 @@ class Frame:
     received: float = field(default_factory=monotonic)
     full: Image | None = None
     error: str | None = None
+    observation: Observation | None = None
+    """Set by sources that already know what the board shows (a scripted game, a replayed
+    observation log): the live loop then skips vision for this frame."""
 
 
 class FrameSource(ABC):
@@ -75,6 +79,8 @@ class FrameSource(ABC):
 
     live: bool = False
     description: str = "frames"
+    needs_vision: bool = True
+    """False for sources whose frames carry their observation (no vision stage needed)."""
 
     def __enter__(self) -> FrameSource:
         self.open()
@@ -104,7 +110,7 @@ def _as_image(array: Any) -> Image:
 # -- files and folders -------------------------------------------------------------------------
 
 
-class _Pacer:
+class Pacer:
     """Sleeps so that frame ``t`` seconds into a recording is yielded ``t`` seconds in."""
 
     def __init__(self, realtime: bool) -> None:
@@ -156,7 +162,7 @@ class VideoFileSource(FrameSource):
         if self._cap is None:
             self.open()
         assert self._cap is not None
-        pacer, fps = _Pacer(self.live), self.fps
+        pacer, fps = Pacer(self.live), self.fps
         index = 0
         while True:
             ok, image = self._cap.read()
@@ -188,7 +194,7 @@ class FolderSource(FrameSource):
     def __iter__(self) -> Iterator[Frame]:
         if not self._files:
             self.open()
-        pacer = _Pacer(self.live)
+        pacer = Pacer(self.live)
         for index, file in enumerate(self._files):
             t = index / self.fps
             pacer.wait(t)

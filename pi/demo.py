@@ -1,9 +1,15 @@
-"""What ``damcam demo`` plays: a rendered game video and what is known about it.
+"""What ``damcam demo`` plays, and through how much of the pipeline.
 
-The bundled demonstration lives in ``pi/demo/`` (a video rendered by synth, with the JSON
-synth writes beside every render: the variant and the game). A video or folder given on
-the command line is played instead; its variant is read from the JSON beside it when
-there is one.
+In order of preference:
+
+1. a rendered game video (``--source``, or the bundled one in ``pi/demo/``) through the
+   whole live chain: capture in real time, vision, recorder, journal, board;
+2. when there is no video, or no vision stage in this build, a game played as the
+   observations a perfect camera would give: recorder, journal and board are real, the
+   camera and vision are skipped. The game is the one in the render's JSON when there is
+   one, else a generated legal game.
+
+:class:`DemoPlan` says which, in words the command prints.
 """
 
 from __future__ import annotations
@@ -13,66 +19,88 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pi.capture import IMAGE_SUFFIXES, VIDEO_SUFFIXES
+from pi.capture import IMAGE_SUFFIXES, VIDEO_SUFFIXES, FrameSource, open_source
+from pi.config import Settings
+from pi.replay import ScriptedGameSource, generated_game
+from pi.wiring import VisionUnavailableError, vision_recognizer
+from rules import Position, find_variant
+from rules.game import Game
 
 BUNDLED = Path(__file__).parent / "demo"
 
+GENERATED_PLIES = 60
+GENERATED_SEED = 2026
+
 
 class DemoNotFoundError(FileNotFoundError):
-    """No demonstration game to play."""
+    """A demo source named on the command line does not exist."""
 
 
-@dataclass(frozen=True, slots=True)
-class Demo:
-    path: Path
+@dataclass(frozen=True)
+class DemoPlan:
+    source: FrameSource
     variant: str
     description: str
-    truth: dict[str, Any] | None = None
-    """The render's ground truth (the game as played), when synth wrote one."""
 
 
-def find_demo(source: str | None = None, *, variant: str | None = None) -> Demo:
-    """The named video/folder, or the bundled one.
-
-    :raises DemoNotFoundError: saying what was looked for and how to make one.
-    """
-    if source is not None:
-        path = Path(source)
-        if not path.exists():
-            raise DemoNotFoundError(f"demo source not found: {path}")
-        return _describe(path, variant)
-    candidates = sorted(BUNDLED.glob("*")) if BUNDLED.is_dir() else []
-    videos = [p for p in candidates if p.suffix.lower() in VIDEO_SUFFIXES or _is_frames(p)]
-    if not videos:
-        raise DemoNotFoundError(
-            f"no bundled demo game in {BUNDLED}: render one with synth "
-            "('damcam render ...') and run 'damcam demo --source VIDEO'"
-        )
-    return _describe(videos[0], variant)
-
-
-def _is_frames(path: Path) -> bool:
-    return path.is_dir() and any(p.suffix.lower() in IMAGE_SUFFIXES for p in path.iterdir())
-
-
-def _describe(path: Path, variant: str | None) -> Demo:
-    truth = _truth(path)
-    name = variant or (truth or {}).get("variant") or "international"
-    what = (truth or {}).get("title") or (truth or {}).get("description") or path.name
+def plan_demo(
+    settings: Settings, source: str | None = None, *, variant: str | None = None
+) -> DemoPlan:
+    """Choose what the demo plays (see the module docstring)."""
+    video = _explicit(source) if source else _bundled()
+    truth = _truth(video) if video else None
+    name = find_variant(variant or (truth or {}).get("variant") or settings.variant).name
+    if video is not None:
+        try:
+            vision_recognizer(settings)
+            return DemoPlan(
+                open_source(f"synthetic:{video}", settings.camera),
+                name,
+                f"the rendered game {video} through camera playback, vision and the recorder",
+            )
+        except VisionUnavailableError as exc:
+            reason = f"{exc}; playing its game as perfect observations"
+    else:
+        reason = f"no rendered game video in {BUNDLED} (render one with synth)"
     moves = (truth or {}).get("moves")
-    extra = f", {len(moves)} plies" if isinstance(moves, list) else ""
-    return Demo(path, str(name), f"{what} ({name}{extra}) from {path}", truth)
+    start = Position.initial(find_variant(name))
+    if isinstance(moves, list) and moves:
+        game = Game.from_moves(name, [str(m) for m in moves])
+        what = f"the game of {video} ({len(game.moves)} plies)"
+        played = game.moves
+    else:
+        played = generated_game(start, GENERATED_PLIES, seed=GENERATED_SEED)
+        what = f"a generated legal {name} game ({len(played)} plies, seed {GENERATED_SEED})"
+    return DemoPlan(
+        ScriptedGameSource(start, played, description=what),
+        name,
+        f"{what} as the observations a perfect camera would give: the recorder, journal "
+        f"and board are live, the camera and vision are skipped ({reason})",
+    )
+
+
+def _explicit(source: str) -> Path:
+    path = Path(source)
+    if not path.exists():
+        raise DemoNotFoundError(f"demo source not found: {path}")
+    return path
+
+
+def _bundled() -> Path | None:
+    if not BUNDLED.is_dir():
+        return None
+    for p in sorted(BUNDLED.iterdir()):
+        if p.suffix.lower() in VIDEO_SUFFIXES or (
+            p.is_dir() and any(f.suffix.lower() in IMAGE_SUFFIXES for f in p.iterdir())
+        ):
+            return p
+    return None
 
 
 def _truth(path: Path) -> dict[str, Any] | None:
     """The JSON synth writes beside a render (``game.mp4`` -> ``game.json``, or
     ``truth.json``/``game.json`` inside a frames folder)."""
-    for candidate in (
-        path.with_suffix(".json"),
-        path / "game.json",
-        path / "truth.json",
-        path.parent / "game.json",
-    ):
+    for candidate in (path.with_suffix(".json"), path / "game.json", path / "truth.json"):
         if candidate.is_file():
             try:
                 data = json.loads(candidate.read_text(encoding="utf-8"))

@@ -148,12 +148,16 @@ class _Counters:
 
 
 class LivePipeline:
-    """Capture, analyse and record one table until stopped (or the source ends)."""
+    """Capture, analyse and record one table until stopped (or the source ends).
+
+    ``recognize`` is vision; it may be None for a source whose frames carry their
+    observation (:class:`~pi.replay.ScriptedGameSource`).
+    """
 
     def __init__(
         self,
         source: FrameSource,
-        recognize: Recognizer,
+        recognize: Recognizer | None,
         recorder: MoveRecorder,
         tables: TableService,
         table_id: str,
@@ -252,14 +256,14 @@ class LivePipeline:
     def process(self, frame: Frame) -> list[JournalEvent]:
         """Analyse one frame and journal what it completes. Never raises."""
         c = self._counters
-        if frame.image is None:
+        if frame.image is None and frame.observation is None:
             with c.lock:
                 c.corrupt += 1
                 c.last_error = f"frame {frame.index}: {frame.error or 'no image'}"
             return []
         written: list[JournalEvent] = []
         try:
-            observation = self.recognize(frame)
+            observation = frame.observation or self._recognize(frame)
             with self._recorder_lock:
                 outputs = self.recorder.observe(observation)
             for kind, data in outputs:
@@ -291,6 +295,11 @@ class LivePipeline:
             ):
                 c.last_settled = done
         return written
+
+    def _recognize(self, frame: Frame) -> Observation:
+        if self.recognize is None:
+            raise RuntimeError("no vision stage: this source's frames must carry observations")
+        return self.recognize(frame)
 
     def _journal(self, kind: str, data: Mapping[str, Any]) -> JournalEvent:
         try:

@@ -6,10 +6,15 @@ import logging
 import secrets
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from pi.config import Settings
 
 err = Console(stderr=True)
 log = logging.getLogger(__name__)
@@ -56,21 +61,21 @@ def serve_command(
     _serve(settings)
 
 
-def _serve(settings: object) -> None:
+def _serve(settings: Settings, app: FastAPI | None = None, *, source: str | None = None) -> None:
     import uvicorn
 
-    from pi.config import Settings
     from pi.server import create_app
 
-    assert isinstance(settings, Settings)
-    app = create_app(settings)
+    app = app or create_app(settings)
     shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
     err.print(
         f"damcam: table {settings.table} ({settings.variant}), "
-        f"source {settings.camera.source or 'none (arbiter input only)'}, "
+        f"source {source or settings.camera.source or 'none (arbiter input only)'}, "
         f"journal {settings.journal}"
     )
-    err.print(f"demonstration board: [bold]http://{shown}:{settings.port}/board/{settings.table}[/]")
+    err.print(
+        f"demonstration board: [bold]http://{shown}:{settings.port}/board/{settings.table}[/]"
+    )
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
 
 
@@ -131,35 +136,34 @@ def record_command(
 def demo_command(
     source: Annotated[
         str | None,
-        typer.Option("--source", help="Play this video or folder instead of the bundled game."),
+        typer.Option("--source", help="Play this rendered video or folder instead."),
     ] = None,
     variant: Annotated[
-        str | None, typer.Option("--variant", help="Variant of --source (default: its JSON).")
+        str | None, typer.Option("--variant", help="Variant (default: the render's JSON).")
     ] = None,
     port: Annotated[int, typer.Option("--port")] = 8000,
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
 ) -> None:
-    """Play a bundled rendered game through the live pipeline and show it on the board."""
-    from pi.config import CameraSettings, load_settings
-    from pi.demo import DemoNotFoundError, find_demo
+    """Play a game through the live pipeline and show it on the demonstration board."""
+    from pi.config import load_settings
+    from pi.demo import DemoNotFoundError, plan_demo
+    from pi.server import create_app
+    from pi.wiring import build_pipeline
 
-    try:
-        demo = find_demo(source, variant=variant)
-    except DemoNotFoundError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
     token = secrets.token_urlsafe(12)
     journal = Path(tempfile.mkdtemp(prefix="damcam-demo-")) / "journal.sqlite"
     settings = load_settings(
-        None,
-        table="demo",
-        variant=demo.variant,
-        journal=journal,
-        host=host,
-        port=port,
-        arbiter_token=token,
-        camera=CameraSettings(source=f"synthetic:{demo.path}"),
+        None, table="demo", journal=journal, host=host, port=port, arbiter_token=token
     )
-    err.print(f"damcam demo: playing [bold]{demo.description}[/] in real time")
+    try:
+        plan = plan_demo(settings, source, variant=variant)
+    except (DemoNotFoundError, ValueError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    settings = settings.model_copy(update={"variant": plan.variant})
+    err.print(f"damcam demo plays {plan.description}")
     err.print(f"arbiter view: http://{host}:{port}/board/demo?arbiter (token {token})")
-    _serve(settings)
+    app = create_app(
+        settings, pipeline_factory=lambda s, service: build_pipeline(s, service, source=plan.source)
+    )
+    _serve(settings, app, source=plan.source.description)

@@ -1,0 +1,113 @@
+"""The recorder as the live pipeline drives it: :class:`rules.recorder.Recorder` events
+turned into journal events (see :mod:`pi.record` for the kinds).
+
+The journal, not the recorder, is the record of the game: after an arbiter's take-back
+or correction, or when the device restarts, a fresh recorder starts from the journal's
+position, and its ply numbers are offset by the plies already in the journal.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pi.pipeline import RecorderOutput
+from pi.record import GameRecord
+from rules.events import (
+    DrawNoticed,
+    Event,
+    IrregularityFlagged,
+    MoveRecorded,
+    PositionUnexplained,
+    Resynchronised,
+)
+from rules.observation import Observation
+from rules.recorder import Recorder, RecorderConfig
+
+log = logging.getLogger(__name__)
+
+
+class RecorderAdapter:
+    """Feeds observations to a :class:`Recorder` and names its events for the journal."""
+
+    def __init__(self, record: GameRecord, config: RecorderConfig | None = None) -> None:
+        self.config = config
+        self.restart(record)
+
+    def restart(self, record: GameRecord) -> None:
+        """Go on from the journal's game (its position, its ply count)."""
+        self.offset = record.ply
+        self.recorder = Recorder(
+            record.variant,
+            start=record.position,
+            config=self.config,
+            table_id=record.table_id,
+            game_id=record.game_id,
+        )
+        log.info("recorder follows %s/%s from ply %d", record.table_id, record.game_id, record.ply)
+
+    def observe(self, observation: Observation) -> list[RecorderOutput]:
+        out: list[RecorderOutput] = []
+        for message in self.recorder.feed(observation):
+            out += journal_entries(message.event, self.offset)
+        return out
+
+
+def journal_entries(event: Event, offset: int = 0) -> list[RecorderOutput]:
+    """The journal events for one recorder event (plies offset by ``offset``)."""
+    ply = offset + event.ply if hasattr(event, "ply") else offset
+    if isinstance(event, MoveRecorded):
+        move: dict[str, Any] = {
+            "notation": event.notation,
+            "ply": ply,
+            "fen_after": event.fen_after,
+            "source": "camera",
+        }
+        if not event.alternatives:
+            return [("move", move)]
+        # Moves that look the same from above (towers, caught-up plies): the arbiter
+        # confirms or corrects.
+        return [
+            ("move", move),
+            (
+                "flag",
+                {
+                    "kind": "ambiguous",
+                    "ply": ply,
+                    "message": f"{event.notation} recorded; could also be "
+                    + ", ".join(event.alternatives),
+                },
+            ),
+        ]
+    if isinstance(event, IrregularityFlagged):
+        return [
+            (
+                "flag",
+                {
+                    "kind": event.kind.value,
+                    "ply": ply,
+                    "article": event.article,
+                    "message": event.evidence,
+                    "squares": list(event.squares),
+                },
+            )
+        ]
+    if isinstance(event, PositionUnexplained):
+        return [("flag", {"kind": "unexplained", "ply": ply, "message": event.picture})]
+    if isinstance(event, Resynchronised):
+        return [("resync", {"fen": event.fen, "reason": event.reason, "ply": ply})]
+    if isinstance(event, DrawNoticed):
+        return [
+            (
+                "flag",
+                {
+                    "kind": "draw claimable" if event.claimable else "draw",
+                    "ply": ply,
+                    "article": event.article,
+                    "message": event.rule,
+                },
+            )
+        ]
+    # Take-backs, confirmations and results come from the arbiter, who writes them to the
+    # journal directly; the recorder only echoes them.
+    return []
