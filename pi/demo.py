@@ -21,7 +21,7 @@ from typing import Any
 
 from pi.capture import IMAGE_SUFFIXES, VIDEO_SUFFIXES, FrameSource, open_source
 from pi.config import Settings
-from pi.replay import ScriptedGameSource, generated_game
+from pi.replay import ObservationSource, generated_game, scripted_observations
 from pi.wiring import VisionUnavailableError, vision_recognizer
 from rules import Position, find_variant
 from rules.game import Game
@@ -72,7 +72,7 @@ def plan_demo(
         played = generated_game(start, GENERATED_PLIES, seed=GENERATED_SEED)
         what = f"a generated legal {name} game ({len(played)} plies, seed {GENERATED_SEED})"
     return DemoPlan(
-        ScriptedGameSource(start, played, description=what),
+        ObservationSource(scripted_observations(start, played), realtime=True, description=what),
         name,
         f"{what} as the observations a perfect camera would give: the recorder, journal "
         f"and board are live, the camera and vision are skipped ({reason})",

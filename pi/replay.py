@@ -1,10 +1,11 @@
 """A game played as observations: the live pipeline without a camera.
 
-:class:`ScriptedGameSource` yields frames that carry the observation a perfect camera
-would give, paced like a real game: a hand over the board while a move is made (the
-recorder ignores those frames), then the new position, still, for a while. It drives the
-real recorder, journal, server and board, so ``damcam demo`` can show the live chain
-where no rendered video (or no vision model) is available, and says that it does.
+:func:`scripted_observations` gives what a perfect camera would report while a game is
+played (a hand over the board during each move, which the recorder ignores, then the new
+position, still, for a while), and :class:`ObservationSource` plays observations as
+frames. Together they drive the real recorder, journal, server and board, so
+``damcam demo`` can show the live chain where no rendered video (or no vision stage) is
+available, and says that it does.
 """
 
 from __future__ import annotations
@@ -34,27 +35,20 @@ def hand_observation(position: Position, time: float, index: int) -> Observation
     return Observation(time, still.squares, occlusion=0.4, motion=0.3, frame_index=index)
 
 
-class ScriptedGameSource(FrameSource):
-    """Plays ``moves`` from ``start`` as observation frames (``realtime``: at ``fps``)."""
+class ObservationSource(FrameSource):
+    """Replays observations as frames (each frame carries its observation), at their own
+    timestamps when ``realtime``: a scripted game, or an observation log kept for study."""
 
     needs_vision = False
 
     def __init__(
         self,
-        start: Position,
-        moves: Sequence[Move],
+        observations: Sequence[Observation],
         *,
-        fps: float = 10.0,
-        move_seconds: float = 0.6,
-        still_seconds: float = 1.4,
-        realtime: bool = True,
-        description: str = "a scripted game",
+        realtime: bool = False,
+        description: str = "recorded observations",
     ) -> None:
-        self.start = start
-        self.moves = list(moves)
-        self.fps = fps
-        self.move_frames = max(1, round(move_seconds * fps))
-        self.still_frames = max(4, round(still_seconds * fps))
+        self.observations = list(observations)
         self.live = realtime
         self.description = description
         self._closed = False
@@ -65,19 +59,36 @@ class ScriptedGameSource(FrameSource):
     def __iter__(self) -> Iterator[Frame]:
         self._closed = False
         pacer = Pacer(self.live)
-        position = self.start
-        script: list[tuple[Position, bool]] = [(position, False)] * self.still_frames
-        for move in self.moves:
-            script += [(position, True)] * self.move_frames
-            position = position.play(move)
-            script += [(position, False)] * self.still_frames
-        for index, (shown, hand) in enumerate(script):
+        t0 = self.observations[0].time if self.observations else 0.0
+        for index, obs in enumerate(self.observations):
             if self._closed:
                 return
-            t = index / self.fps
-            pacer.wait(t)
-            make = hand_observation if hand else perfect_observation
-            yield Frame(index, t, None, observation=make(shown, t, index))
+            pacer.wait(obs.time - t0)
+            yield Frame(index, obs.time, None, observation=obs)
+
+
+def scripted_observations(
+    start: Position,
+    moves: Sequence[Move],
+    *,
+    fps: float = 10.0,
+    move_seconds: float = 0.6,
+    still_seconds: float = 1.4,
+) -> list[Observation]:
+    """A game as a perfect camera would see it: the board still, a hand over it while
+    each move is made, the new position still again."""
+    move_frames = max(1, round(move_seconds * fps))
+    still_frames = max(4, round(still_seconds * fps))
+    script: list[tuple[Position, bool]] = [(start, False)] * still_frames
+    position = start
+    for move in moves:
+        script += [(position, True)] * move_frames
+        position = position.play(move)
+        script += [(position, False)] * still_frames
+    return [
+        (hand_observation if hand else perfect_observation)(shown, index / fps, index)
+        for index, (shown, hand) in enumerate(script)
+    ]
 
 
 def generated_game(start: Position, plies: int, *, seed: int = 0) -> list[Move]:

@@ -1,0 +1,264 @@
+"""The live pipeline with the real recorder, journal and table service: newest frame
+first, no unbounded queue, nothing a frame does stops the loop, resume after restart."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pi.capture import Frame, FrameSource, OpenCVCameraSource
+from pi.config import CameraSettings
+from pi.journal import Journal
+from pi.pipeline import LatestSlot, LivePipeline
+from pi.recording import RecorderAdapter
+from pi.replay import ObservationSource, perfect_observation, scripted_observations
+from pi.tables import TableService
+from rules import Move, Position, find_variant
+from rules.observation import Observation
+from tests.observation_sim import Noise, Simulator
+from tests.pi_support import USSR1947, WK2003, first_game_moves
+
+INTERNATIONAL = find_variant("international")
+
+
+def real_moves(shared_data: Path, file: Path, variant: str, limit: int) -> list[Move]:
+    position = Position.initial(find_variant(variant))
+    moves = []
+    for text in first_game_moves(shared_data, file, limit=limit):
+        move = position.parse_move(text)
+        moves.append(move)
+        position = position.play(move)
+    return moves
+
+
+def names(start: Position, moves: list[Move]) -> list[str]:
+    out, position = [], start
+    for m in moves:
+        out.append(position.move_name(m))
+        position = position.play(m)
+    return out
+
+
+def pipeline_for(service: TableService, source: FrameSource, table: str = "t") -> LivePipeline:
+    record = service.ensure_game(table, "international")
+    return LivePipeline(source, None, RecorderAdapter(record), service, table)
+
+
+# -- the mailbox -------------------------------------------------------------------------------
+
+
+def test_live_slot_keeps_only_the_newest_item() -> None:
+    slot: LatestSlot[int] = LatestSlot()
+    assert slot.put(1, drop=True) is False
+    assert slot.put(2, drop=True) is True  # 1 was never read: dropped
+    assert slot.take(0) == 2
+    assert slot.take(0.01) is None
+
+
+def test_recorded_slot_waits_for_the_reader() -> None:
+    slot: LatestSlot[int] = LatestSlot()
+    taken: list[int] = []
+
+    def reader() -> None:
+        while (item := slot.take(2)) is not None:
+            taken.append(item)
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    for n in range(20):
+        assert slot.put(n, drop=False) is False
+    time.sleep(0.05)
+    slot.close()
+    thread.join(5)
+    assert taken == list(range(20))
+
+
+# -- recording through the pipeline ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("file", "variant"), [(WK2003, "international"), (USSR1947, "russian")])
+def test_noisy_real_game_is_recorded_through_the_pipeline(
+    shared_data: Path, file: Path, variant: str
+) -> None:
+    moves = real_moves(shared_data, file, variant, limit=40)
+    v = find_variant(variant)
+    sim = Simulator(v, Noise(square_error_rate=0.01, glitch_rate=0.2, edge_hand_rate=0.2), seed=3)
+    sim.play_game(Position.initial(v), moves)
+    service = TableService(Journal(":memory:"))
+    record = service.start_game("t", v)
+    pipeline = LivePipeline(
+        ObservationSource(sim.frames), None, RecorderAdapter(record), service, "t"
+    )
+    health = pipeline.run()
+    assert service.current("t").notations() == names(Position.initial(v), moves)
+    assert service.current("t").flags == []
+    assert health.frames_processed == len(sim.frames)
+    assert health.moves_recorded == len(moves)
+    assert (health.errors, health.frames_dropped, health.status) == (0, 0, "source ended")
+
+
+class MixedSource(FrameSource):
+    """Frames as a faulty camera delivers them: good ones, corrupt ones, and pictures
+    this build cannot read (no vision stage), in between."""
+
+    needs_vision = False
+
+    def __init__(self, observations: list[Observation]) -> None:
+        self.observations = observations
+
+    def __iter__(self) -> Iterator[Frame]:
+        for i, obs in enumerate(self.observations):
+            if i % 7 == 3:
+                yield Frame(i, obs.time, None, error="truncated JPEG")
+            elif i % 7 == 5:
+                yield Frame(i, obs.time, np.zeros((4, 4, 3), np.uint8))  # needs vision
+            else:
+                yield Frame(i, obs.time, None, observation=obs)
+
+
+def test_bad_frames_never_stop_the_loop_and_lose_no_move(shared_data: Path) -> None:
+    moves = real_moves(shared_data, WK2003, "international", limit=16)
+    start = Position.initial(INTERNATIONAL)
+    service = TableService(Journal(":memory:"))
+    pipeline = pipeline_for(service, MixedSource(scripted_observations(start, moves)))
+    health = pipeline.run()
+    assert service.current("t").notations() == names(start, moves)
+    assert health.frames_corrupt > 0 and health.errors > 0
+    assert health.last_error is not None
+    assert "no vision stage" in health.last_error or "truncated JPEG" in health.last_error
+
+
+def test_live_source_drops_stale_frames_under_load(shared_data: Path) -> None:
+    moves = real_moves(shared_data, WK2003, "international", limit=6)
+    start = Position.initial(INTERNATIONAL)
+    observations = scripted_observations(
+        start, moves, fps=200.0, move_seconds=0.1, still_seconds=0.3
+    )
+    service = TableService(Journal(":memory:"))
+    record = service.start_game("t", INTERNATIONAL)
+
+    class CameraFeed(ObservationSource):
+        needs_vision = True
+
+        def __iter__(self) -> Iterator[Frame]:  # frames without their observation attached
+            for f in super().__iter__():
+                yield Frame(f.index, f.time, np.zeros((2, 2, 3), np.uint8), observation=None)
+
+    # The pictures are the scripted ones: this stand-in for vision takes 20 ms a frame
+    # (slower than the 200 fps camera) and reads them from a side table.
+    by_index = dict(enumerate(observations))
+
+    def vision(frame: Frame) -> Observation:
+        time.sleep(0.02)
+        return by_index[frame.index]
+
+    pipeline = LivePipeline(
+        CameraFeed(observations, realtime=True), vision, RecorderAdapter(record), service, "t"
+    )
+    health = pipeline.run()
+    assert health.frames_dropped > 0  # the camera ran ahead: old frames were thrown away
+    assert health.frames_processed + health.frames_dropped == len(observations)
+    assert health.frames_processed < len(observations)
+    assert service.current("t").notations() == names(start, moves)  # yet no move is lost
+
+
+def test_arbiter_takeback_restarts_the_recorder_from_the_journal() -> None:
+    start = Position.initial(INTERNATIONAL)
+    service = TableService(Journal(":memory:"))
+    pipeline = pipeline_for(service, ObservationSource([]))
+    pipeline.start()
+    line = [start.parse_move("32-28")]
+    after = start.play(line[0])
+    line.append(after.parse_move("19-23"))
+    for obs in scripted_observations(start, line):
+        pipeline.process(Frame(0, obs.time, None, observation=obs))
+    assert service.current("t").notations() == ["32-28", "19-23"]
+    # The arbiter takes back the last move: the players put 23 back on 19 and play 18-23.
+    service.record("t", "takeback", {"ply": 1, "source": "arbiter"})
+    other = after.parse_move("18-23")
+    for obs in scripted_observations(after, [other]):
+        pipeline.process(Frame(0, 100 + obs.time, None, observation=obs))
+    pipeline.stop()
+    assert service.current("t").notations() == ["32-28", "18-23"]
+    assert service.current("t").flags == []
+
+
+def test_restarted_device_goes_on_from_journal_and_camera(
+    tmp_path: Path, shared_data: Path
+) -> None:
+    moves = real_moves(shared_data, WK2003, "international", limit=20)
+    start = Position.initial(INTERNATIONAL)
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        service = TableService(journal)
+        pipeline_for(service, ObservationSource(scripted_observations(start, moves[:12]))).run()
+    mid = start
+    for m in moves[:12]:
+        mid = mid.play(m)
+    with Journal(path) as journal:  # power back: the same game, from the camera onwards
+        service = TableService(journal)
+        assert service.current("t").ply == 12
+        rest = scripted_observations(mid, moves[12:])
+        pipeline_for(service, ObservationSource(rest)).run()
+        record = service.current("t")
+        assert record.notations() == names(start, moves)
+        assert [p.number for p in record.plies] == list(range(1, 21))
+        assert len(service.games("t")) == 1
+
+
+def test_missing_camera_shows_as_camera_lost() -> None:
+    service = TableService(Journal(":memory:"))
+    source = OpenCVCameraSource("/dev/video-not-there", CameraSettings())
+    pipeline = pipeline_for(service, source)
+    health = pipeline.run()
+    assert health.status == "camera lost"
+    assert health.last_error is not None and "cannot open camera" in health.last_error
+
+
+class StalledCamera(FrameSource):
+    """A camera that delivers a few frames and then hangs (a loose cable)."""
+
+    live = True
+    needs_vision = False
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        self.closed = threading.Event()
+
+    def close(self) -> None:
+        self.closed.set()
+
+    def __iter__(self) -> Iterator[Frame]:
+        for i in range(3):
+            yield Frame(i, i * 0.1, None, observation=perfect_observation(self.position, i, i))
+        self.closed.wait(10)
+
+
+def test_stale_camera_is_reported_and_the_loop_stays_alive() -> None:
+    service = TableService(Journal(":memory:"))
+    record = service.ensure_game("t", INTERNATIONAL)
+    pipeline = LivePipeline(
+        StalledCamera(record.position),
+        None,
+        RecorderAdapter(record),
+        service,
+        "t",
+        stale_seconds=0.2,
+    )
+    pipeline.start()
+    deadline = time.monotonic() + 5
+    while pipeline.health().status != "camera lost" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    health = pipeline.health()
+    assert health.status == "camera lost"
+    assert health.frames_processed + health.frames_dropped == 3
+    assert health.last_frame_age_s is not None
+    assert health.last_frame_age_s > 0.2
+    pipeline.stop()
+    assert pipeline.health().status == "stopped"
