@@ -13,6 +13,10 @@ from pathlib import Path
 import uvicorn
 from fastapi import FastAPI
 
+from pi.capture import Frame, FrameSource
+from pi.replay import perfect_observation
+from rules import Position
+
 WK2003 = Path("games/pdn-fmjd-testgames/games/succeed/wk2003.pdn")
 USSR1947 = Path("games/pdn-fmjd-testgames/games/succeed/ussr1947.pdn")
 
@@ -55,3 +59,23 @@ def live_server(app: FastAPI) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+class StalledCamera(FrameSource):
+    """A camera that delivers a few frames of a still board and then hangs (a loose cable)."""
+
+    live = True
+    needs_vision = False
+
+    def __init__(self, position: Position, frames: int = 3) -> None:
+        self.position = position
+        self.frames = frames
+        self.closed = threading.Event()
+
+    def close(self) -> None:
+        self.closed.set()
+
+    def __iter__(self) -> Iterator[Frame]:
+        for i in range(self.frames):
+            yield Frame(i, i * 0.1, None, observation=perfect_observation(self.position, i, i))
+        self.closed.wait(30)

@@ -10,10 +10,13 @@ import httpx
 import pytest
 
 from pi.config import EventSettings, Settings
+from pi.pipeline import LivePipeline
 from pi.server import create_app
+from pi.tables import TableService
+from pi.wiring import build_pipeline
 from rules import Position, find_variant
 from rules.pieces import stack_string
-from tests.pi_support import USSR1947, WK2003, first_game_moves, live_server
+from tests.pi_support import USSR1947, WK2003, StalledCamera, first_game_moves, live_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 TOKEN = "browser-token-1"
@@ -161,3 +164,20 @@ def test_arbiter_view_shows_flags_and_hall_mode_hides_tools(browser: Any, tmp_pa
         save(public, "board-hall.png", tmp_path)
         page.close()
         public.close()
+
+
+def test_board_page_shows_a_lost_camera(browser: Any, tmp_path: Path) -> None:
+    settings = Settings(table="5", journal=tmp_path / "j.sqlite", camera={"stale_seconds": 0.5})
+
+    def stalled_pipeline(s: Settings, service: TableService) -> LivePipeline:
+        record = service.ensure_game(s.table, s.variant)
+        return build_pipeline(s, service, source=StalledCamera(record.position))
+
+    with live_server(create_app(settings, pipeline_factory=stalled_pipeline)) as url:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{url}/board/5")
+        page.wait_for_selector("#status[data-status='camera lost']", timeout=5000)
+        assert page.locator("#status").inner_text().startswith("Camera lost")
+        assert page.locator("#board g.piece").count() == 40  # the game is still shown
+        save(page, "board-camera-lost.png", tmp_path)
+        page.close()

@@ -16,12 +16,12 @@ from pi.config import CameraSettings
 from pi.journal import Journal
 from pi.pipeline import LatestSlot, LivePipeline
 from pi.recording import RecorderAdapter
-from pi.replay import ObservationSource, perfect_observation, scripted_observations
+from pi.replay import ObservationSource, scripted_observations
 from pi.tables import TableService
 from rules import Move, Position, find_variant
 from rules.observation import Observation
 from tests.observation_sim import Noise, Simulator
-from tests.pi_support import USSR1947, WK2003, first_game_moves
+from tests.pi_support import USSR1947, WK2003, StalledCamera, first_game_moves
 
 INTERNATIONAL = find_variant("international")
 
@@ -219,25 +219,6 @@ def test_missing_camera_shows_as_camera_lost() -> None:
     health = pipeline.run()
     assert health.status == "camera lost"
     assert health.last_error is not None and "cannot open camera" in health.last_error
-
-
-class StalledCamera(FrameSource):
-    """A camera that delivers a few frames and then hangs (a loose cable)."""
-
-    live = True
-    needs_vision = False
-
-    def __init__(self, position: Position) -> None:
-        self.position = position
-        self.closed = threading.Event()
-
-    def close(self) -> None:
-        self.closed.set()
-
-    def __iter__(self) -> Iterator[Frame]:
-        for i in range(3):
-            yield Frame(i, i * 0.1, None, observation=perfect_observation(self.position, i, i))
-        self.closed.wait(10)
 
 
 def test_stale_camera_is_reported_and_the_loop_stays_alive() -> None:

@@ -58,6 +58,14 @@ def serve_command(
     except (ConfigError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
+    if settings.camera.source:
+        from pi.wiring import VisionUnavailableError, vision_recognizer
+
+        try:  # fail here, with a clear message, rather than inside the server's start-up
+            vision_recognizer(settings)
+        except VisionUnavailableError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None
     _serve(settings)
 
 
@@ -96,7 +104,7 @@ def record_command(
     from pi.journal import Journal
     from pi.scoresheet import game_pdn
     from pi.tables import TableService
-    from pi.wiring import build_pipeline
+    from pi.wiring import VisionUnavailableError, build_pipeline
 
     with tempfile.TemporaryDirectory(prefix="damcam-record-") as tmp:
         try:
@@ -118,7 +126,13 @@ def record_command(
                     pipeline.stop()
                     health = pipeline.health()
                 record = service.current(settings.table)
-        except (ConfigError, CameraError, FileNotFoundError, ValueError) as exc:
+        except (
+            ConfigError,
+            CameraError,
+            FileNotFoundError,
+            ValueError,
+            VisionUnavailableError,
+        ) as exc:
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from None
     text = game_pdn(record)
