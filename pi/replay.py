@@ -11,7 +11,8 @@ available, and says that it does.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 
 from pi.capture import Frame, FrameSource, Pacer
 from rules import Move, Position
@@ -43,12 +44,12 @@ class ObservationSource(FrameSource):
 
     def __init__(
         self,
-        observations: Sequence[Observation],
+        observations: Iterable[Observation],
         *,
         realtime: bool = False,
         description: str = "recorded observations",
     ) -> None:
-        self.observations = list(observations)
+        self.observations = observations
         self.live = realtime
         self.description = description
         self._closed = False
@@ -59,10 +60,11 @@ class ObservationSource(FrameSource):
     def __iter__(self) -> Iterator[Frame]:
         self._closed = False
         pacer = Pacer(self.live)
-        t0 = self.observations[0].time if self.observations else 0.0
+        t0: float | None = None
         for index, obs in enumerate(self.observations):
             if self._closed:
                 return
+            t0 = obs.time if t0 is None else t0
             pacer.wait(obs.time - t0)
             yield Frame(index, obs.time, None, observation=obs)
 
@@ -77,18 +79,43 @@ def scripted_observations(
 ) -> list[Observation]:
     """A game as a perfect camera would see it: the board still, a hand over it while
     each move is made, the new position still again."""
+    return list(
+        iter_scripted_observations(
+            start, moves, fps=fps, move_seconds=move_seconds, still_seconds=still_seconds
+        )
+    )
+
+
+def iter_scripted_observations(
+    start: Position,
+    moves: Sequence[Move],
+    *,
+    fps: float = 10.0,
+    move_seconds: float = 0.6,
+    still_seconds: float = 1.4,
+) -> Iterator[Observation]:
+    """:func:`scripted_observations` one at a time (for games hours long)."""
     move_frames = max(1, round(move_seconds * fps))
     still_frames = max(4, round(still_seconds * fps))
-    script: list[tuple[Position, bool]] = [(start, False)] * still_frames
+    index = 0
+
+    def hold(picture: Observation, frames: int) -> Iterator[Observation]:
+        nonlocal index
+        for _ in range(frames):
+            yield _at(picture, index, fps)
+            index += 1
+
     position = start
+    yield from hold(perfect_observation(position, 0.0, 0), still_frames)
     for move in moves:
-        script += [(position, True)] * move_frames
+        yield from hold(hand_observation(position, 0.0, 0), move_frames)
         position = position.play(move)
-        script += [(position, False)] * still_frames
-    return [
-        (hand_observation if hand else perfect_observation)(shown, index / fps, index)
-        for index, (shown, hand) in enumerate(script)
-    ]
+        yield from hold(perfect_observation(position, 0.0, 0), still_frames)
+
+
+def _at(observation: Observation, index: int, fps: float) -> Observation:
+    """The same picture at frame ``index`` (the square readings are shared, not copied)."""
+    return replace(observation, time=index / fps, frame_index=index)
 
 
 def generated_game(start: Position, plies: int, *, seed: int = 0) -> list[Move]:

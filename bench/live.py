@@ -1,0 +1,274 @@
+"""Benchmark of the live loop (``python -m bench.live``): one JSON line per measurement.
+
+Pinned to one core. Parts:
+
+- ``capture``: decoding a 1280x960 video with :class:`~pi.capture.VideoFileSource`.
+- ``vision``: frame -> Observation at 1280x960, when this build has a vision stage.
+- ``pipeline``: observation -> recorder -> journal (SQLite, fsync per move) -> table
+  service, as fast as it goes: frames per second it sustains, per-frame latency, and
+  the latency of the frames that complete a move.
+- ``board``: the real server on loopback with a WebSocket client, a game played at
+  10 frames a second: from the first still frame after the hand leaves the board to
+  the new position arriving at the client (the recorder's settling time included).
+- ``memory``: a two-hour game at 10 frames a second (72,000 frames) through the
+  pipeline; resident memory sampled along the way (no growth expected).
+
+Options: ``--quick`` for a short run (CI smoke), ``--hours H`` for the memory part.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from pi.capture import Frame, VideoFileSource
+from pi.config import Settings
+from pi.journal import Journal
+from pi.pipeline import LivePipeline
+from pi.recording import RecorderAdapter
+from pi.replay import ObservationSource, generated_game, iter_scripted_observations
+from pi.tables import TableService
+from pi.wiring import VisionUnavailableError, vision_recognizer
+from rules import Move, Position, find_variant
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+WK2003 = SHARED / "games/pdn-fmjd-testgames/games/succeed/wk2003.pdn"
+
+
+def emit(record: dict[str, Any]) -> None:
+    print(json.dumps({"bench": "live", **record}), flush=True)
+
+
+def pin_one_core() -> int:
+    core = sorted(os.sched_getaffinity(0))[0]
+    os.sched_setaffinity(0, {core})
+    return core
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def ms(values: list[float]) -> dict[str, float | None]:
+    if not values:
+        return {"median_ms": None, "p95_ms": None, "max_ms": None}
+    v = sorted(values)
+    return {
+        "median_ms": round(statistics.median(v) * 1000, 3),
+        "p95_ms": round(v[int(0.95 * (len(v) - 1))] * 1000, 3),
+        "max_ms": round(v[-1] * 1000, 3),
+    }
+
+
+def game_moves(plies: int) -> tuple[list[Move], str]:
+    """A real game when the shared data is there, else a generated one."""
+    start = Position.initial(find_variant("international"))
+    if WK2003.is_file():
+        from rules.pdn import read_games_text
+
+        first = read_games_text(WK2003.read_text(encoding="utf-8"))[0].moves
+        if first:
+            return list(first[:plies]), f"wk2003 game 1 ({min(plies, len(first))} plies)"
+    return generated_game(start, plies, seed=1), f"generated game ({plies} plies)"
+
+
+# -- parts --------------------------------------------------------------------------------------
+
+
+def bench_capture(frames: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "capture.avi"
+        writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10, (1280, 960))
+        rng = np.random.default_rng(0)
+        base = rng.integers(0, 255, (960, 1280, 3), dtype=np.uint8)
+        for i in range(frames):
+            writer.write(np.roll(base, i * 7, axis=1))
+        writer.release()
+        times = []
+        with VideoFileSource(path) as source:
+            last = time.perf_counter()
+            for _frame in source:
+                now = time.perf_counter()
+                times.append(now - last)
+                last = now
+    emit(
+        {
+            "part": "capture",
+            "input": "1280x960 MJPG",
+            "frames": len(times),
+            **ms(times),
+            "fps": round(len(times) / sum(times), 1),
+        }
+    )
+
+
+def bench_vision() -> None:
+    try:
+        vision_recognizer(Settings())
+    except VisionUnavailableError as exc:
+        emit({"part": "vision", "input": "1280x960", "status": "missing", "detail": str(exc)})
+
+
+def bench_pipeline(moves: list[Move], label: str) -> None:
+    start = Position.initial(find_variant("international"))
+    with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "j.sqlite") as journal:
+        service = TableService(journal)
+        record = service.start_game("bench", "international")
+        observations = list(iter_scripted_observations(start, moves))
+        pipeline = LivePipeline(
+            ObservationSource(observations), None, RecorderAdapter(record), service, "bench"
+        )
+        per_frame: list[float] = []
+        per_move: list[float] = []
+        t0 = time.perf_counter()
+        for i, obs in enumerate(observations):  # process() in this thread: no pacing
+            frame = Frame(i, obs.time, None, observation=obs)
+            a = time.perf_counter()
+            written = pipeline.process(frame)
+            b = time.perf_counter()
+            per_frame.append(b - a)
+            if any(e.kind == "move" for e in written):
+                per_move.append(b - a)
+        total = time.perf_counter() - t0
+        assert service.current("bench").ply == len(moves), "the bench game was not recorded"
+    emit(
+        {
+            "part": "pipeline",
+            "game": label,
+            "frames": len(observations),
+            "fps_sustained": round(len(observations) / total, 1),
+            "frame": ms(per_frame),
+            "move_frame": ms(per_move),
+        }
+    )
+
+
+def bench_board(moves: list[Move], label: str) -> None:
+    """Hand leaves the board -> new position at a WebSocket client, real time at 10 fps."""
+    import uvicorn
+    from websockets.sync.client import connect
+
+    from pi.server import create_app
+    from pi.wiring import build_pipeline
+
+    start = Position.initial(find_variant("international"))
+    observations = list(iter_scripted_observations(start, moves, fps=10.0, still_seconds=1.0))
+    hand_left: dict[int, float] = {}  # ply -> wall time of the first still frame after it
+
+    class Marked(ObservationSource):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            ply = 0
+            was_hand = False
+            for frame in super().__iter__():
+                obs = frame.observation
+                assert obs is not None
+                if was_hand and obs.occlusion == 0:
+                    ply += 1
+                    hand_left[ply] = time.perf_counter()
+                was_hand = obs.occlusion > 0
+                yield frame
+
+    received: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(table="b", journal=Path(tmp) / "j.sqlite")
+        app = create_app(
+            settings,
+            pipeline_factory=lambda s, svc: build_pipeline(
+                s, svc, source=Marked(observations, realtime=True)
+            ),
+        )
+        server = uvicorn.Server(uvicorn.Config(app, port=0, log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        with connect(f"ws://127.0.0.1:{port}/ws/tables/b") as ws:
+            deadline = time.monotonic() + len(observations) / 10 + 10
+            while len(received) < len(moves) and time.monotonic() < deadline:
+                message = json.loads(ws.recv(timeout=5))
+                n = len(message["state"]["moves"]) if message["type"] == "state" else 0
+                if n:
+                    received.setdefault(n, time.perf_counter())
+        server.should_exit = True
+        thread.join(10)
+    delays = [received[p] - hand_left[p] for p in received if p in hand_left]
+    emit(
+        {
+            "part": "board",
+            "game": label,
+            "fps": 10,
+            "moves": len(delays),
+            "hand_left_to_board": ms(delays),
+        }
+    )
+
+
+def bench_memory(hours: float, moves: list[Move], label: str) -> None:
+    frames_total = int(hours * 3600 * 10)
+    still = max(1.0, hours * 3600 / max(1, len(moves)) - 0.6)
+    start = Position.initial(find_variant("international"))
+    samples: list[tuple[int, float]] = []
+    every = max(1, frames_total // 60)
+    with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "j.sqlite") as journal:
+        service = TableService(journal)
+        record = service.start_game("mem", "international")
+        pipeline = LivePipeline(
+            ObservationSource([]), None, RecorderAdapter(record), service, "mem"
+        )
+        stream = iter_scripted_observations(start, moves, fps=10.0, still_seconds=still)
+        t0 = time.perf_counter()
+        for i, obs in enumerate(stream):
+            pipeline.process(Frame(i, obs.time, None, observation=obs))
+            if i % every == 0:
+                samples.append((i, rss_mb()))
+        frames_done = i + 1
+        elapsed = time.perf_counter() - t0
+        plies = service.current("mem").ply
+    warm = samples[len(samples) // 4][1]  # after the first quarter: caches filled
+    emit(
+        {
+            "part": "memory",
+            "game": label,
+            "game_hours": hours,
+            "frames": frames_done,
+            "frames_planned": frames_total,
+            "plies": plies,
+            "seconds": round(elapsed, 1),
+            "rss_mb_start": round(samples[0][1], 1),
+            "rss_mb_after_warmup": round(warm, 1),
+            "rss_mb_end": round(samples[-1][1], 1),
+            "growth_mb_after_warmup": round(samples[-1][1] - warm, 2),
+        }
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a short run")
+    parser.add_argument("--hours", type=float, default=2.0, help="length of the memory game")
+    args = parser.parse_args()
+    core = pin_one_core()
+    emit({"part": "setup", "core": core, "quick": args.quick})
+    moves, label = game_moves(20 if args.quick else 80)
+    bench_capture(30 if args.quick else 200)
+    bench_vision()
+    bench_pipeline(moves, label)
+    bench_board(moves[: 6 if args.quick else 20], label)
+    bench_memory(0.05 if args.quick else args.hours, moves, label)
+
+
+if __name__ == "__main__":
+    main()
