@@ -34,12 +34,16 @@ class LiveHub:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.clients: set[Client] = set()
+        self._sending: set[asyncio.Task[None]] = set()  # keep tasks alive until done
 
     def on_event(self, event: JournalEvent, state: dict[str, Any]) -> None:
         """TableService listener: may be called from any thread."""
-        self.loop.call_soon_threadsafe(
-            lambda: self.loop.create_task(self.send_state(event.table_id, state))
-        )
+        self.loop.call_soon_threadsafe(self._start_sending, event.table_id, state)
+
+    def _start_sending(self, table_id: str, state: dict[str, Any]) -> None:
+        task = self.loop.create_task(self.send_state(table_id, state))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
 
     async def send_state(self, table_id: str, state: dict[str, Any]) -> None:
         public = {"type": "state", "state": public_state(state)}
