@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -180,4 +181,33 @@ def test_board_page_shows_a_lost_camera(browser: Any, tmp_path: Path) -> None:
         assert page.locator("#status").inner_text().startswith("Camera lost")
         assert page.locator("#board g.piece").count() == 40  # the game is still shown
         save(page, "board-camera-lost.png", tmp_path)
+        page.close()
+
+
+def test_scoresheet_prints_to_pdf(browser: Any, tmp_path: Path, shared_data: Path) -> None:
+    moves = first_game_moves(shared_data, WK2003, limit=61)  # 30 full moves and one more
+    with live_server(make_server(tmp_path, "international")) as url:
+        for m in moves:
+            httpx.post(f"{url}/api/tables/5/arbiter/move", json={"notation": m}, headers=AUTH)
+        httpx.post(f"{url}/api/tables/5/arbiter/result", json={"result": "1-1"}, headers=AUTH)
+        page = browser.new_page(viewport={"width": 900, "height": 1270})
+        page.goto(f"{url}/scoresheet/5")
+        columns = page.locator(".moves table")
+        assert columns.count() == 2
+        # The 50 lines of the first time control in two columns of 25 (FMJD sheet).
+        first, second = columns.nth(0).locator("tbody tr"), columns.nth(1).locator("tbody tr")
+        assert (first.count(), second.count()) == (25, 25)
+        assert first.nth(0).inner_text().split() == ["1", moves[0], moves[1]]
+        assert second.nth(0).inner_text().split() == ["26", moves[50], moves[51]]
+        assert second.nth(5).inner_text().split() == ["31", moves[60]]
+        assert "1-1 (draw)" in page.locator(".result").inner_text()
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "scoresheet.png"), full_page=True)
+        pdf = SCREENSHOTS / "scoresheet.pdf"
+        page.emulate_media(media="print")
+        page.pdf(path=str(pdf), format="A4")
+        data = pdf.read_bytes()
+        assert data.startswith(b"%PDF")
+        assert len(re.findall(rb"/Type\s*/Page[^s]", data)) == 1  # one A4 page
+        assert page.locator(".noprint").is_hidden()  # the print button is not printed
         page.close()
