@@ -208,8 +208,9 @@ def code_position(position: Position) -> str:
     return "; ".join(sides)
 
 
-def _sort_key(name: str) -> tuple[int, str]:
-    return (int(name), "") if name.isdigit() else (int(name[1:]), name[0])
+def _sort_key(name: str) -> tuple[str, int]:
+    """The Code's order: by number, or by file then rank (``a1, a3, b2, c1``, §1.10)."""
+    return ("", int(name)) if name.isdigit() else (name[0], int(name[1:]))
 
 
 def parse_code_position(variant: Variant, text: str, turn: Color = Color.WHITE) -> Position:

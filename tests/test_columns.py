@@ -86,13 +86,13 @@ def test_bashni_sample_game_replays_to_the_end(score: str) -> None:
     # Every piece is still on the board, 12 a side (digest 4: pieces never leave).
     for color in (Color.WHITE, Color.BLACK):
         assert sum(p.color is color for _sq, st in final.stacks() for p in st) == 12
-    # 11. b2:...:d8D:...:h6: the white man is crowned mid-capture and goes on as a king,
-    # taking six black pieces under itself and its white prisoner's freed friend.
+    # 11. b2:...:d8D:...:h6: the two-man white tower on b2 is crowned on d8 mid-capture
+    # (only its top man becomes a king, §1.5.2) and goes on to take six black pieces.
     h6 = final.stack(BASHNI.geometry.parse_square("h6"))
     assert stack_string(h6) == "Wwbbbbbb"
     assert code_position(final) == (
-        "White: c1, e1, g1, f2, b4 - 000, e5 - 00, h6 - 10/000000, a7 - 0/00 (8); "
-        "Black: g7, b8, f8, h8 (4)"
+        "White: a7 - 0/00, b4 - 000, c1, e1, e5 - 00, f2, g1, h6 - 10/000000 (8); "
+        "Black: b8, f8, g7, h8 (4)"
     )
     assert final.turn is Color.BLACK
 
