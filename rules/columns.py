@@ -34,7 +34,7 @@ from rules.errors import IllegalMoveError
 from rules.geometry import Square
 from rules.move import Move
 from rules.movegen import _quiet_moves, tables
-from rules.pieces import Piece, Stack
+from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Piece, Stack
 from rules.variants import Color, CrowningInCapture, Variant
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 _OPPOSITE = (3, 2, 1, 0)
 """Direction index turned 180 degrees (up-left, up-right, down-left, down-right)."""
+_KING = {Color.WHITE: WHITE_KING, Color.BLACK: BLACK_KING}
 _FORWARD = {Color.WHITE: (0, 1), Color.BLACK: (2, 3)}
 """Directions toward the far row (White plays up the board, towards row 0)."""
 
@@ -94,13 +95,17 @@ def legal_moves(position: Position, *, keep_duplicates: bool = False) -> list[Mo
     so routes taking the same towers in another order stay apart when their towers differ).
     """
     variant = position.variant
-    board = [position.stack(sq) for sq in variant.geometry.squares]
-    captures = _CaptureSearch(variant, board, position.turn).run(keep_duplicates)
+    captures = _CaptureSearch(variant, _board(position), position.turn).run(keep_duplicates)
     if captures:
         return captures
     white = position.turn is Color.WHITE
     me, opp = (position.white, position.black) if white else (position.black, position.white)
     return _quiet_moves(variant, tables(variant), me, opp, position.kings, white)
+
+
+def _board(position: Position) -> list[Stack]:
+    """Every square's stack, top first."""
+    return [_stack_at(position, sq) for sq in position.variant.geometry.squares]
 
 
 class _CaptureSearch:
@@ -116,7 +121,7 @@ class _CaptureSearch:
         self.man_dirs = (0, 1, 2, 3) if variant.men_capture_backward else _FORWARD[turn]
         self.crown_continues = variant.crowning_in_capture is CrowningInCapture.CONTINUE_AS_KING
         self.moves: list[Move] = []
-        self.seen: set[tuple[object, ...]] = set()
+        self.seen: dict[tuple[Square, Square, tuple[Square, ...]], list[Stack]] = {}
         self.keep_duplicates = False
 
     def run(self, keep_duplicates: bool) -> list[Move]:
@@ -131,12 +136,11 @@ class _CaptureSearch:
 
     def _emit(self, tower: Stack, path: list[Square], caps: list[Square], crowned: bool) -> None:
         if not self.keep_duplicates:
-            after = list(self.board)
-            after[path[-1]] = tower
-            key = (path[0], path[-1], tuple(after))
-            if key in self.seen:
+            # Same ends, same towers jumped as often, same tower built: same position.
+            built = self.seen.setdefault((path[0], path[-1], tuple(sorted(caps))), [])
+            if tower in built:
                 return
-            self.seen.add(key)
+            built.append(tower)
         self.moves.append(Move(tuple(path), tuple(caps), crowned, self.variant))
 
     def _extend(
@@ -220,7 +224,7 @@ class _CaptureSearch:
     ) -> None:
         path.append(land)
         if not tower[0].king and land in self.promotion:
-            tower = (Piece(self.turn, True), *tower[1:])
+            tower = (_KING[self.turn], *tower[1:])
             crowned = True
             if not self.crown_continues:
                 self._emit(tower, path, caps, crowned)  # lasca: crowning ends the move
@@ -244,33 +248,36 @@ def play(position: Position, move: Move) -> Position:
     """
     from rules.position import Position
 
-    variant = position.variant
-    board = {sq: stack for sq, stack in position.stacks()}
-    tower = board.pop(move.path[0], ())
+    variant, g, turn = position.variant, position.variant.geometry, position.turn
+    changed: dict[Square, Stack] = {}  # the squares the move touches, as they are now
+
+    def stack(sq: Square) -> Stack:
+        return changed[sq] if sq in changed else _stack_at(position, sq)
 
     def refuse(why: str) -> IllegalMoveError:
         return IllegalMoveError(
             f"illegal move {move.notation(full=True)!r} in {position.fen()}: {why}"
         )
 
-    g = variant.geometry
-    if not tower or tower[0].color is not position.turn:
-        raise refuse(f"no {position.turn.name.lower()} tower on {g.name(move.path[0])}")
-    promotion = _tables(variant).promotion[position.turn.value]
+    tower = stack(move.path[0])
+    if not tower or tower[0].color is not turn:
+        raise refuse(f"no {turn.name.lower()} tower on {g.name(move.path[0])}")
     if move.captures and len(move.path) != len(move.captures) + 1:
         raise refuse("a capture needs one landing square per captured square")
     if not move.captures and len(move.path) != 2:
         raise refuse("a plain move has two squares")
+    changed[move.path[0]] = ()
+    promotion = _tables(variant).promotion[turn.value]
     for step, (start, land) in enumerate(zip(move.path, move.path[1:], strict=False)):
         between = g.diagonal_between(start, land)
         if between is None:
             raise refuse(f"{g.name(start)} and {g.name(land)} are not on one diagonal")
-        if land in board:
+        if stack(land):
             raise refuse(f"{g.name(land)} is occupied")
         reach_error = _reach_error(variant, tower[0], start, land, bool(move.captures))
         if reach_error:
             raise refuse(reach_error)
-        occupied = [sq for sq in between if sq in board]
+        occupied = [sq for sq in between if stack(sq)]
         if move.captures:
             victim = move.captures[step]
             if occupied != [victim]:
@@ -278,21 +285,41 @@ def play(position: Position, move: Move) -> Position:
                     f"the jump {g.name(start)}:{g.name(land)} must pass exactly one tower, "
                     f"on {g.name(victim)}"
                 )
-            victim_tower = board.pop(victim)
-            if victim_tower[0].color is position.turn:
+            victim_tower = stack(victim)
+            if victim_tower[0].color is turn:
                 raise refuse(f"{g.name(victim)} is not an enemy tower")
-            if victim_tower[1:]:
-                board[victim] = victim_tower[1:]
+            changed[victim] = victim_tower[1:]
             tower = (*tower, victim_tower[0])
         elif occupied:
             raise refuse(f"the way from {g.name(start)} to {g.name(land)} is blocked")
         if not tower[0].king and land in promotion:
-            tower = (Piece(position.turn, True), *tower[1:])
+            tower = (_KING[turn], *tower[1:])
             more = step + 1 < len(move.captures)
             if more and variant.crowning_in_capture is not CrowningInCapture.CONTINUE_AS_KING:
                 raise refuse(f"crowning on {g.name(land)} ends the move (§2.4.2)")
-    board[move.path[-1]] = tower
-    return Position.from_stacks(variant, board, position.turn.other)
+    changed[move.path[-1]] = tower
+    white, black, kings, below = position.white, position.black, position.kings, [*position.below]
+    for sq, new in changed.items():
+        bit = g.bits[sq]
+        white, black, kings = white & ~bit, black & ~bit, kings & ~bit
+        below[sq] = new[1:]
+        if new:
+            if new[0].color is Color.WHITE:
+                white |= bit
+            else:
+                black |= bit
+            if new[0].king:
+                kings |= bit
+    return Position(variant, white, black, kings, turn.other, tuple(below))
+
+
+def _stack_at(position: Position, sq: Square) -> Stack:
+    bit = position.variant.geometry.bits[sq]
+    if position.white & bit:
+        return (WHITE_KING if position.kings & bit else WHITE_MAN, *position.below[sq])
+    if position.black & bit:
+        return (BLACK_KING if position.kings & bit else BLACK_MAN, *position.below[sq])
+    return ()
 
 
 def _reach_error(variant: Variant, top: Piece, start: Square, land: Square, capture: bool) -> str:
