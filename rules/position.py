@@ -382,7 +382,11 @@ def _fen_token(variant: Variant, token: str, color: Color) -> list[tuple[Square,
         return g.numeric_square(int(name)) if name.isdigit() else g.parse_square(name)
 
     if tower:
+        if last is not None:
+            raise ValueError("a tower belongs to one square, not a range")
         stack = parse_stack(tower)
+        if king and not stack[0].king:
+            raise ValueError(f"K before a tower {tower!r} whose top is a man")
         if variant.towers:
             from rules.columns import tower_possible
 

@@ -242,6 +242,8 @@ def test_status_flags_an_impossible_tower() -> None:
         ("W:Wc1(Wbb:Bd8", "c1(Wbb"),  # unclosed bracket
         ("W:Wc1():Bd8", "c1()"),  # empty tower
         ("W:Wc2(Wb):Bd8", "c2"),  # a light square
+        ("W:W1-3(wb):Bd8", "one square"),  # a tower on a range
+        ("W:WKc1(wb):Bd8", "Kc1(wb)"),  # K before a man-topped tower
     ],
 )
 def test_bad_tower_fen_is_refused_naming_the_input(fen: str, fault: str) -> None:
