@@ -139,3 +139,22 @@ def test_keep_duplicates_counts_routes_apart() -> None:
     p = Position.from_fen("bashni", "W:WKa1:Bc3,f6")
     assert len(p.legal_moves()) == 2
     assert len(p.legal_moves(keep_duplicates=True)) == 4
+
+
+def test_damcam_perft_command_for_both_games() -> None:
+    from typer.testing import CliRunner
+
+    from damcam.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["perft", "--variant", "lasca", "--depth", "4"])
+    assert result.exit_code == 0
+    assert result.stdout.split("\n")[:4] == ["1 6", "2 6", "3 18", "4 54"]
+    fen = TABLE[1][2]
+    assert fen is not None
+    result = runner.invoke(app, ["perft", "--variant", "bashni", "--depth", "3", "--fen", fen])
+    assert result.exit_code == 0 and result.stdout.split() == ["1", "1", "2", "1", "3", "7"]
+    bad = runner.invoke(
+        app, ["perft", "--variant", "bashni", "--depth", "1", "--fen", "W:Wc1(wbw)"]
+    )
+    assert bad.exit_code == 2
