@@ -95,7 +95,8 @@ def legal_moves(position: Position, *, keep_duplicates: bool = False) -> list[Mo
     so routes taking the same towers in another order stay apart when their towers differ).
     """
     variant = position.variant
-    captures = _CaptureSearch(variant, _board(position), position.turn).run(keep_duplicates)
+    search = _CaptureSearch(variant, _board(position), position.turn, keep_duplicates)
+    captures = search.run()
     if captures:
         return captures
     white = position.turn is Color.WHITE
@@ -111,7 +112,9 @@ def _board(position: Position) -> list[Stack]:
 class _CaptureSearch:
     """Depth-first search of every complete capture, the board changed as it goes."""
 
-    def __init__(self, variant: Variant, board: list[Stack], turn: Color) -> None:
+    def __init__(
+        self, variant: Variant, board: list[Stack], turn: Color, keep_duplicates: bool
+    ) -> None:
         self.variant = variant
         self.board = board
         self.turn = turn
@@ -121,11 +124,11 @@ class _CaptureSearch:
         self.man_dirs = (0, 1, 2, 3) if variant.men_capture_backward else _FORWARD[turn]
         self.crown_continues = variant.crowning_in_capture is CrowningInCapture.CONTINUE_AS_KING
         self.moves: list[Move] = []
-        self.seen: dict[tuple[Square, Square, tuple[Square, ...]], list[Stack]] = {}
-        self.keep_duplicates = False
-
-    def run(self, keep_duplicates: bool) -> list[Move]:
         self.keep_duplicates = keep_duplicates
+        self.seen: dict[tuple[Square, Square, tuple[Square, ...]], list[Stack]] = {}
+        """Towers built so far by routes with the same ends and the same jumps."""
+
+    def run(self) -> list[Move]:
         board = self.board
         for sq, tower in enumerate(board):
             if tower and tower[0].color is self.turn:

@@ -173,7 +173,8 @@ class Position:
         return not self.legal_moves()
 
     def play(self, move: Move) -> Position:
-        """The position after a move, which must come from :meth:`legal_moves` (unchecked)."""
+        """The position after a move, which must come from :meth:`legal_moves` (unchecked;
+        a column-draughts move is checked square by square, see :func:`rules.columns.play`)."""
         if self.variant.towers:
             from rules import columns
 
