@@ -145,19 +145,23 @@ def move_text(position: Position, move: Move, squares: tuple[Square, ...]) -> st
     return sep.join(g.name(sq) + ("D" if sq == crown else "") for sq in squares)
 
 
-def move_name(position: Position, move: Move, moves: list[Move] | None = None) -> str:
+def move_name(
+    position: Position, move: Move, moves: list[Move] | None = None, *, full: bool = False
+) -> str:
     """The shortest of ``from:to``, the turning squares, every landing square, that no
-    other legal move leading elsewhere shares (§1.10: the full record when needed)."""
+    other legal move leading elsewhere shares (§1.10: the full record when needed).
+
+    ``full`` writes every landing square, as the Code's own example does
+    (``b2:d4:f6:d8D:a5:d2:h6``).
+    """
     from rules.position import _route_fits
 
+    if full:
+        return move_text(position, move, move.path)
     moves = position.legal_moves() if moves is None else moves
     after = position.play(move)
     others = [m for m in moves if m != move]
-    for squares in (
-        (move.path[0], move.path[-1]),
-        turning_squares(position, move),
-        move.path,
-    ):
+    for squares in ((move.path[0], move.path[-1]), turning_squares(position, move)):
         clash = [m for m in others if _route_fits(m, list(squares)) and position.play(m) != after]
         if not clash:
             return move_text(position, move, squares)

@@ -271,3 +271,12 @@ def test_move_that_jumps_an_empty_square_is_refused_and_nothing_changes() -> Non
     with pytest.raises(IllegalMoveError, match="backward"):
         p.play(backward)
     assert p.fen() == before
+
+
+def test_a_side_whose_towers_are_all_blocked_has_lost() -> None:
+    # §1.12: all towers blocked; the white man on a1 can neither step nor jump.
+    p = Position.from_fen(BASHNI, "W:Wa1:Bb2,c3")
+    assert p.legal_moves() == [] and p.is_game_over()
+    # All pieces taken prisoner: Black's pieces are on the board, but no tower is his.
+    captured = Position.from_fen(BASHNI, "B:Wc3(wbbbbbbbbbbbb)")
+    assert captured.is_game_over() and captured.status() & Status.NO_PIECES

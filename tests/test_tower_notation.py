@@ -13,7 +13,13 @@ from rules import (
     Position,
     find_variant,
 )
-from rules.column_notation import code_position, code_string, normalise, parse_code_position
+from rules.column_notation import (
+    code_position,
+    code_string,
+    move_name,
+    normalise,
+    parse_code_position,
+)
 from rules.pieces import parse_stack
 
 BASHNI = find_variant("bashni")
@@ -66,6 +72,7 @@ def test_mid_capture_crowning_prints_the_turning_squares() -> None:
     )
     move = p.parse_move("b2:d4:f6:d8D:a5:d2:h6")
     assert p.move_name(move) == "b2:f6:d8D:a5:d2:h6"
+    assert move_name(p, move, full=True) == "b2:d4:f6:d8D:a5:d2:h6"
     assert p.parse_move("b2:f6:d8D:a5:d2:h6") == move
 
 
