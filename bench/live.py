@@ -36,7 +36,7 @@ from pi.config import Settings
 from pi.journal import Journal
 from pi.pipeline import LivePipeline
 from pi.recording import RecorderAdapter
-from pi.replay import ObservationSource, generated_game, iter_scripted_observations
+from pi.replay import ObservationSource, generated_game, scripted_observations
 from pi.tables import TableService
 from pi.wiring import VisionUnavailableError, vision_recognizer
 from rules import Move, Position, find_variant
@@ -126,7 +126,7 @@ def bench_pipeline(moves: list[Move], label: str) -> None:
     with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "j.sqlite") as journal:
         service = TableService(journal)
         record = service.start_game("bench", "international")
-        observations = list(iter_scripted_observations(start, moves))
+        observations = list(scripted_observations(start, moves))
         pipeline = LivePipeline(
             ObservationSource(observations), None, RecorderAdapter(record), service, "bench"
         )
@@ -164,7 +164,7 @@ def bench_board(moves: list[Move], label: str) -> None:
     from pi.wiring import build_pipeline
 
     start = Position.initial(find_variant("international"))
-    observations = list(iter_scripted_observations(start, moves, fps=10.0, still_seconds=1.0))
+    observations = list(scripted_observations(start, moves, fps=10.0, still_seconds=1.0))
     hand_left: dict[int, float] = {}  # ply -> wall time of the first still frame after it
 
     class Marked(ObservationSource):
@@ -228,7 +228,7 @@ def bench_memory(hours: float, moves: list[Move], label: str) -> None:
         pipeline = LivePipeline(
             ObservationSource([]), None, RecorderAdapter(record), service, "mem"
         )
-        stream = iter_scripted_observations(start, moves, fps=10.0, still_seconds=still)
+        stream = scripted_observations(start, moves, fps=10.0, still_seconds=still)
         t0 = time.perf_counter()
         for i, obs in enumerate(stream):
             pipeline.process(Frame(i, obs.time, None, observation=obs))

@@ -72,7 +72,9 @@ def plan_demo(
         played = generated_game(start, GENERATED_PLIES, seed=GENERATED_SEED)
         what = f"a generated legal {name} game ({len(played)} plies, seed {GENERATED_SEED})"
     return DemoPlan(
-        ObservationSource(scripted_observations(start, played), realtime=True, description=what),
+        ObservationSource(
+            list(scripted_observations(start, played)), realtime=True, description=what
+        ),
         name,
         f"{what} as the observations a perfect camera would give: the recorder, journal "
         f"and board are live, the camera and vision are skipped ({reason})",

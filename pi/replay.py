@@ -76,25 +76,9 @@ def scripted_observations(
     fps: float = 10.0,
     move_seconds: float = 0.6,
     still_seconds: float = 1.4,
-) -> list[Observation]:
-    """A game as a perfect camera would see it: the board still, a hand over it while
-    each move is made, the new position still again."""
-    return list(
-        iter_scripted_observations(
-            start, moves, fps=fps, move_seconds=move_seconds, still_seconds=still_seconds
-        )
-    )
-
-
-def iter_scripted_observations(
-    start: Position,
-    moves: Sequence[Move],
-    *,
-    fps: float = 10.0,
-    move_seconds: float = 0.6,
-    still_seconds: float = 1.4,
 ) -> Iterator[Observation]:
-    """:func:`scripted_observations` one at a time (for games hours long)."""
+    """A game as a perfect camera would see it, one frame at a time: the board still, a
+    hand over it while each move is made, the new position still again."""
     move_frames = max(1, round(move_seconds * fps))
     still_frames = max(4, round(still_seconds * fps))
     index = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -109,7 +109,7 @@ class MixedSource(FrameSource):
 
     needs_vision = False
 
-    def __init__(self, observations: list[Observation]) -> None:
+    def __init__(self, observations: Iterable[Observation]) -> None:
         self.observations = observations
 
     def __iter__(self) -> Iterator[Frame]:
@@ -137,8 +137,8 @@ def test_bad_frames_never_stop_the_loop_and_lose_no_move(shared_data: Path) -> N
 def test_live_source_drops_stale_frames_under_load(shared_data: Path) -> None:
     moves = real_moves(shared_data, WK2003, "international", limit=6)
     start = Position.initial(INTERNATIONAL)
-    observations = scripted_observations(
-        start, moves, fps=200.0, move_seconds=0.1, still_seconds=0.3
+    observations = list(
+        scripted_observations(start, moves, fps=200.0, move_seconds=0.1, still_seconds=0.3)
     )
     service = TableService(Journal(":memory:"))
     record = service.start_game("t", INTERNATIONAL)
