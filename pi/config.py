@@ -83,6 +83,10 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, ge=0, le=65535)
     arbiter_token: str | None = None
     """Shared secret for arbiter actions; None refuses them all (nothing is open by default)."""
+    broadcast_delay_s: float = Field(default=0.0, ge=0)
+    """The public broadcast feeds show the game as it was this long ago, so no live position
+    reaches the playing hall from outside (R-BC-02 in the tournament digest; the
+    demonstration board in its own room is not delayed, FMJD III 8.8)."""
     camera: CameraSettings = CameraSettings()
     event: EventSettings = EventSettings()
 

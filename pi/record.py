@@ -28,6 +28,7 @@ Unknown kinds are kept in the journal and ignored here, so newer devices can add
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
 from collections.abc import Iterable, Mapping
@@ -233,6 +234,20 @@ class GameRecord:
     @property
     def open_flags(self) -> list[Flag]:
         return [f for f in self.flags if not f.resolved]
+
+    def as_of(self, when: float) -> GameRecord:
+        """The game as it stood at time ``when``: later moves, flags and resyncs left out,
+        and the result only if nothing was left out."""
+        keep = 0
+        while keep < self.ply and self.plies[keep].time <= when:
+            keep += 1
+        twin = copy.copy(self)
+        twin.plies = self.plies[:keep]
+        twin.resyncs = [r for r in self.resyncs if r.after_ply <= keep]
+        twin.flags = []
+        if keep < self.ply:
+            twin.result = "*"
+        return twin
 
     def notations(self) -> list[str]:
         return [p.notation for p in self.plies]

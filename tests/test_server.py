@@ -218,3 +218,18 @@ def test_malformed_pdn_upload_is_refused_and_changes_nothing(
     assert r.status_code == 422 and message in r.json()["detail"], r.text
     assert len(httpx.get(f"{server}/api/tables/7/games").json()) == 1
     assert httpx.get(f"{server}/api/tables/7").json()["moves"][0]["notation"] == "32-28"
+
+
+def test_broadcast_delay_holds_back_recent_moves(tmp_path: Path) -> None:
+    settings = Settings(
+        table="7", journal=tmp_path / "j.sqlite", arbiter_token=TOKEN, broadcast_delay_s=900
+    )
+    with live_server(create_app(settings)) as url:
+        play(url, ["32-28", "19-23"])
+        httpx.post(f"{url}/api/tables/7/arbiter/result", json={"result": "2-0"}, headers=AUTH)
+        assert "1. 32-28 19-23 2-0" in httpx.get(f"{url}/api/tables/7/pdn").text
+        feed = httpx.get(f"{url}/broadcast/games.pdn").text
+        assert "32-28" not in feed and '[Result "*"]' in feed  # 15 minutes behind
+        public = httpx.get(f"{url}/broadcast/tables/7.json").json()
+        assert public["moves"] == [] and public["fen"] == "W:W31-50:B1-20"
+        assert "flags" not in public
