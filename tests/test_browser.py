@@ -155,6 +155,25 @@ def test_arbiter_view_shows_flags_and_hall_mode_hides_tools(browser: Any, tmp_pa
         assert "capture_not_taken (I 5.4.6)" in page.locator("#flags li").inner_text()
         page.locator("#flags li button").click()  # resolve it through the REST API
         page.wait_for_selector("#flags li.resolved")
+        # Enter a move by hand, then an illegal one: the refusal is shown, nothing changes.
+        page.fill("#move-input", "19-23")
+        page.click("#move-form button[type=submit]")
+        page.wait_for_selector("#moves td[data-ply='2']")
+        page.fill("#move-input", "28-22")
+        page.click("#move-form button[type=submit]")
+        page.wait_for_selector("#arbiter-message:has-text('422')")
+        assert "illegal move: '28-22'" in page.locator("#arbiter-message").inner_text()
+        # Correct the first move from the move list (the browser asks for the notation).
+        page.once("dialog", lambda dialog: dialog.accept("33-28"))
+        page.click("#moves td[data-ply='1']")
+        page.wait_for_selector("#moves td[data-ply='1']:has-text('33-28')")
+        assert (
+            page.locator("#board").get_attribute("data-fen")
+            == Position.initial(find_variant("international"))
+            .push_text("33-28")
+            .push_text("19-23")
+            .fen()
+        )
         save(page, "board-arbiter.png", tmp_path)
         public = browser.new_page(viewport={"width": 1280, "height": 800})
         public.goto(f"{url}/board/5?hall=1")

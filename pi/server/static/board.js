@@ -124,6 +124,7 @@ function drawMoves(state) {
     if (m.corrected) td.classList.add("corrected");
     if (m.confirmed) td.classList.add("confirmed");
     if (state.last_move && state.last_move.ply === m.ply) td.classList.add("current");
+    if (arbiter) td.onclick = () => correctMove(m);
     row.appendChild(td);
   }
   const wrap = document.getElementById("movelist");
@@ -238,6 +239,11 @@ async function act(path, body) {
   }
 }
 
+function correctMove(m) {
+  const notation = prompt(`Correct move ${m.number} (ply ${m.ply}, recorded ${m.notation}) to:`);
+  if (notation) act("correct", { ply: m.ply, notation: notation.trim() });
+}
+
 function setupControls() {
   document.getElementById("fullscreen").onclick = () => {
     document.body.classList.add("hall");
@@ -253,6 +259,15 @@ function setupControls() {
     lastState && lastState.moves.length && act("takeback", { ply: lastState.moves.length - 1 });
   document.getElementById("set-result").onclick = () =>
     act("result", { result: document.getElementById("result-choice").value });
+  document.getElementById("move-form").onsubmit = (ev) => {
+    ev.preventDefault();
+    const input = document.getElementById("move-input");
+    if (input.value.trim()) act("move", { notation: input.value.trim() });
+    input.value = "";
+  };
+  document.getElementById("new-game").onclick = () => {
+    if (confirm("Start a new game at this table? The current one stays in the journal.")) act("games", {});
+  };
 }
 
 setupControls();
