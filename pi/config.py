@@ -90,6 +90,11 @@ class Settings(BaseSettings):
     camera: CameraSettings = CameraSettings()
     event: EventSettings = EventSettings()
 
+    def game_tags(self) -> dict[str, str]:
+        """The PDN tags a new game at this table starts with (the event's, and the table
+        number, which the scoresheet export must carry: R-REC-06)."""
+        return {**self.event.tags(), "Table": self.table}
+
     @field_validator("variant")
     @classmethod
     def _known_variant(cls, value: str) -> str:

@@ -36,7 +36,7 @@ def build_pipeline(
     recognize: Recognizer | None = None,
 ) -> LivePipeline:
     """The pipeline for this table; the game goes on from the journal (or starts)."""
-    record = service.ensure_game(settings.table, settings.variant, tags=settings.event.tags())
+    record = service.ensure_game(settings.table, settings.variant, tags=settings.game_tags())
     if source is None:
         if not settings.camera.source:
             raise ValueError("no camera source configured (settings.camera.source)")

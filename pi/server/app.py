@@ -56,7 +56,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         with Journal(settings.journal) as journal:
             service = TableService(journal)
-            service.ensure_game(settings.table, settings.variant, tags=settings.event.tags())
+            service.ensure_game(settings.table, settings.variant, tags=settings.game_tags())
             hub = LiveHub(asyncio.get_running_loop())
             unsubscribe = service.subscribe(hub.on_event)
             pipeline = pipeline_factory(settings, service)

@@ -94,7 +94,7 @@ def new_game(
     from rules import RulesError
 
     current = tables.current(table)
-    tags = {**settings.event.tags(), **body.tags} if table == settings.table else body.tags
+    tags = {**settings.game_tags(), **body.tags} if table == settings.table else body.tags
     try:
         record = tables.start_game(
             table, body.variant or current.variant.name, fen=body.fen, tags=tags
