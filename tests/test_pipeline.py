@@ -243,3 +243,28 @@ def test_stale_camera_is_reported_and_the_loop_stays_alive() -> None:
     assert health.last_frame_age_s > 0.2
     pipeline.stop()
     assert pipeline.health().status == "stopped"
+
+
+def test_bumped_board_is_reported_and_recording_resumes() -> None:
+    start = Position.initial(INTERNATIONAL)
+    first = start.parse_move("32-28")
+    after = start.play(first)
+    second = after.parse_move("19-23")
+    service = TableService(Journal(":memory:"))
+    record = service.ensure_game("t", INTERNATIONAL)
+    camera = StalledCamera(start, frames=0)  # frames come in through process() below
+    pipeline = LivePipeline(camera, None, RecorderAdapter(record), service, "t", stale_seconds=60)
+    pipeline.start()
+    for obs in scripted_observations(start, [first]):
+        pipeline.process(Frame(0, obs.time, None, observation=obs))
+    # The board is knocked: vision loses it for a while (no squares can be trusted).
+    for k in range(10):
+        lost = Observation(100 + k * 0.1, (), board_found=False)
+        pipeline.process(Frame(0, lost.time, None, observation=lost))
+    assert pipeline.health().status == "board not found"
+    assert service.current("t").notations() == ["32-28"]
+    for obs in scripted_observations(after, [second]):
+        pipeline.process(Frame(0, 200 + obs.time, None, observation=obs))
+    assert pipeline.health().status == "ok"
+    assert service.current("t").notations() == ["32-28", "19-23"]
+    pipeline.stop()
