@@ -67,9 +67,9 @@ Seq = tuple[Move, ...]
 class RecorderConfig:
     """Thresholds of the recorder; units in the names (frames, seconds, nats = natural log)."""
 
-    stable_frames: int = 3
+    stable_frames: int = 4
     """Good frames a picture must hold before it counts."""
-    stable_seconds: float = 0.2
+    stable_seconds: float = 0.3
     """Time from the first to the last of those frames."""
     max_window_frames: int = 40
     """Frames of evidence kept for one picture (older ones are dropped)."""
@@ -343,8 +343,17 @@ class Recorder:
                 tops[sq] = Top(order[0])
         return Picture.from_tops(self.variant, tops)
 
+    def _evidence(self) -> list[list[float] | None]:
+        """Summed log-probabilities of the squares read in at least ``stable_frames`` frames
+        of the window (a square glimpsed once, between two hands, proves nothing)."""
+        k = self.config.stable_frames
+        return [
+            s if s is not None and sum(votes) >= k else None
+            for s, votes in zip(self._window.sums, self._window.votes, strict=True)
+        ]
+
     def _decide(self, now: float) -> None:
-        sums = self._window.sums
+        sums = self._evidence()
         picture = self._picture(sums)
         if picture.known == 0:
             return

@@ -57,8 +57,12 @@ class Simulator:
     variant: Variant
     noise: Noise
     seed: int = 0
+    rotated: bool = False
+    """The board stands turned half a turn from where calibration put it (I 2.4)."""
     frames: list[Observation] = field(default_factory=list)
     time: float = 0.0
+    uncrowned: set[int] = field(default_factory=set)
+    """Kings that look like men (the second disc not put on, or taken off)."""
     rng: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
@@ -98,6 +102,8 @@ class Simulator:
                 SquareReading.certain(glitch[sq]) if sq in glitch else r
                 for sq, r in enumerate(readings)
             )
+        if self.rotated:
+            readings = readings[::-1]
         self.frames.append(
             Observation(
                 self.time,
@@ -156,10 +162,31 @@ class Simulator:
         self.hand(tops, 3)
         self.settle(tops, settle_frames)
 
-    def play(self, position: Position, move: Move, *, settle: bool = True) -> Position:
-        """Perform one move physically, as a player does; return the position after it."""
+    def look(self, position: Position) -> Tops:
+        """What the camera sees of a position, kings without their second disc as men."""
+        tops = tops_of(position)
+        return tuple(
+            Top(t - 1) if sq in self.uncrowned and t in (Top.WHITE_KING, Top.BLACK_KING) else t
+            for sq, t in enumerate(tops)
+        )
+
+    def _follow_uncrowned(self, move: Move, crown: bool) -> None:
+        if move.path[0] in self.uncrowned:
+            self.uncrowned.discard(move.path[0])
+            self.uncrowned.add(move.path[-1])
+        self.uncrowned.difference_update(move.captures)
+        if move.promotes and not crown:
+            self.uncrowned.add(move.path[-1])
+
+    def play(
+        self, position: Position, move: Move, *, settle: bool = True, crown: bool = True
+    ) -> Position:
+        """Perform one move physically, as a player does; return the position after it.
+
+        ``crown`` False: a man reaching the last row never gets its second disc.
+        """
         after = position.play(move)
-        tops = list(tops_of(position))
+        tops = list(self.look(position))
         piece = tops[move.path[0]]
         self.hand(tuple(tops), self.rng.randint(2, 4))
         tops[move.path[0]] = Top.EMPTY
@@ -169,7 +196,8 @@ class Simulator:
             self.peek(tuple(tops))
             if landing != move.path[-1]:
                 tops[landing] = Top.EMPTY
-        final = tops_of(after)
+        self._follow_uncrowned(move, crown)
+        final = self.look(after)
         if move.promotes and self.rng.random() < self.noise.late_crowning_rate:
             tops[move.path[-1]] = piece  # still a man: the second disc comes a moment later
         order = list(move.captures)
@@ -189,7 +217,7 @@ class Simulator:
     def play_game(self, start: Position, moves: list[Move], *, tail_frames: int = 30) -> Position:
         """Play a whole game, missing plies now and then, and let the last position stand."""
         position = start
-        self.settle(tops_of(start))
+        self.settle(self.look(start))
         hidden_left = 0
         seen_since_hidden = True
         for move in moves:
@@ -198,14 +226,15 @@ class Simulator:
             if hidden_left:
                 hidden_left -= 1
                 seen_since_hidden = False
+                self._follow_uncrowned(move, crown=True)
                 position = position.play(move)
-                self.hidden(tops_of(position), self.rng.randint(5, 10))
+                self.hidden(self.look(position), self.rng.randint(5, 10))
                 if hidden_left == 0:
-                    self.settle(tops_of(position))
+                    self.settle(self.look(position))
                 continue
             seen_since_hidden = True
             position = self.play(position, move)
-        self.settle(tops_of(position), tail_frames)
+        self.settle(self.look(position), tail_frames)
         return position
 
 
