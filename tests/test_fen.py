@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from rules import Position, find_variant
 from rules.game import Game
 from rules.pdn import iter_games
-from rules.pieces import Piece
+from rules.pieces import Piece, Stack
 from rules.variants import Color, Variant
 
 DRAUGHTS = [
@@ -45,7 +45,7 @@ def random_positions(draw: st.DrawFn) -> Position:
     """Any placement of men and kings (men never on their crowning row)."""
     variant: Variant = find_variant(draw(st.sampled_from(DRAUGHTS)))
     g = variant.geometry
-    stacks = {}
+    stacks: dict[int, Stack] = {}
     for sq in draw(st.sets(st.sampled_from(list(g.squares)), max_size=20)):
         color = draw(st.sampled_from([Color.WHITE, Color.BLACK]))
         king = draw(st.booleans()) or g.rowcol(sq)[0] == variant.promotion_row(color)
