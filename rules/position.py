@@ -220,15 +220,7 @@ class Position:
         :class:`IllegalMoveError` if no legal move fits, :class:`AmbiguousMoveError` if
         several do and they lead to different positions.
         """
-        cleaned = text.strip().rstrip("!?+#*").replace(" ", "")
-        parts = [p for p in re.split(r"[-x:×]", cleaned) if p]
-        if len(parts) < 2:
-            raise InvalidMoveError(f"not a move: {text!r}")
-        try:
-            squares = [self._parse_square_token(p) for p in parts]
-        except ValueError as exc:
-            raise InvalidMoveError(f"not a move: {text!r} ({exc})") from None
-        matches = [m for m in self.legal_moves() if _route_fits(m, squares)]
+        matches = self.matching_moves(text)
         if not matches:
             raise IllegalMoveError(f"illegal move: {text!r} in {self.fen()}")
         after = {self.play(m) for m in matches}
@@ -238,6 +230,29 @@ class Position:
                 f"ambiguous move: {text!r} in {self.fen()} (could be {options})"
             )
         return matches[0]
+
+    def matching_moves(self, text: str) -> list[Move]:
+        """Every legal move that the text can name (see :meth:`parse_move`).
+
+        Raises :class:`InvalidMoveError` for text that names no squares.
+        """
+        cleaned = text.strip().rstrip("!?+#*").replace(" ", "")
+        parts = [p for p in re.split(r"[-x:×]", cleaned) if p]
+        if len(parts) < 2:
+            raise InvalidMoveError(f"not a move: {text!r}")
+        try:
+            squares = [self._parse_square_token(p) for p in parts]
+        except ValueError as exc:
+            raise InvalidMoveError(f"not a move: {text!r} ({exc})") from None
+        moves = self.legal_moves()
+        fits = [m for m in moves if _route_fits(m, squares)]
+        if fits or not moves or not moves[0].captures:
+            return fits
+        # The text may name the landing squares of a duplicate route that move generation
+        # dropped (same pieces, same end: one move, I 4.10 note); map it to the kept one.
+        kept = {m.duplicate_key(): m for m in moves}
+        twins = self.legal_moves(keep_duplicates=True)
+        return list({kept[m.duplicate_key()]: None for m in twins if _route_fits(m, squares)})
 
     def _parse_square_token(self, token: str) -> Square:
         g = self.variant.geometry
