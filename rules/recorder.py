@@ -38,8 +38,10 @@ import logging
 import math
 from dataclasses import dataclass
 
-from rules import arbiter
+from rules import arbiter, scoresheet
+from rules.draws import DrawRule, DrawState
 from rules.events import (
+    DrawNoticed,
     Event,
     EventMessage,
     IrregularityConfirmed,
@@ -51,6 +53,7 @@ from rules.events import (
     Resynchronised,
     TakenBack,
 )
+from rules.game import Game
 from rules.geometry import Bitboard, Square
 from rules.move import Move
 from rules.observation import TOP_COUNT, Observation, Top
@@ -235,6 +238,8 @@ class Recorder:
         self._pending_since = 0.0
         self._searched: dict[tuple[Position, Picture], list[Seq]] = {}
         self._restore: _Restore | None = None
+        self._game = Game(variant, self.start)
+        self._draw_key: tuple[DrawState, DrawRule | None] = (DrawState.NONE, None)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -286,7 +291,9 @@ class Recorder:
         labels: list[int] = []
         heights: list[tuple[float, float] | None] = []
         for r in readings:
-            if r.occluded > cfg.square_occluded_fraction:
+            if r.occluded > cfg.square_occluded_fraction or not all(
+                0.0 <= p <= 1.0 for p in r.probs
+            ):  # hidden, or a reading vision got wrong (NaN): no evidence
                 logp.append(None)
                 labels.append(-1)
                 heights.append(None)
@@ -518,18 +525,47 @@ class Recorder:
     ) -> None:
         for m in moves:
             before = self.position
-            notation = before.move_name(m)
-            after = before.play(m)
-            self.record.append(
-                RecordedPly(self.ply + 1, notation, m, before, after, time, alternatives)
-            )
+            self._push(m, time, alternatives)
             self._check_crowns(picture, time)
             self._tolerate = _moved_tolerance(before, m, self._tolerate)
             self._crown_due = _moved_crowns(before, m, self._crown_due, self.ply)
-            self._set_position(after)
-            self._emit(MoveRecorded(self.ply, notation, after.fen(), time, alternatives))
         self._restore = None
         self._note_crowns(picture)
+
+    def _push(self, move: Move, time: float, alternatives: tuple[str, ...] = ()) -> None:
+        """Append a legal move to the record and the game; announce draw rules it reaches."""
+        before = self.position
+        notation = before.move_name(move)
+        after = before.play(move)
+        self.record.append(
+            RecordedPly(self.ply + 1, notation, move, before, after, time, alternatives)
+        )
+        self._game.push(move)
+        self._set_position(after)
+        self._emit(MoveRecorded(self.ply, notation, after.fen(), time, alternatives))
+        status = self._game.draw_status()
+        key = (status.state, status.rule)
+        if status.rule is not None and key != self._draw_key:
+            self._emit(
+                DrawNoticed(
+                    status.rule.name,
+                    status.rule.article,
+                    self.ply,
+                    status.state is DrawState.CLAIMABLE,
+                    time,
+                )
+            )
+        self._draw_key = key
+
+    def _rebuild_game(self) -> None:
+        """The live game again from the record (after a resync or a take-back): the
+        segment of legal plies that leads to the current position."""
+        seg = scoresheet.segments(self.start, self.record, self.position)[-1]
+        self._game = Game(self.variant, seg.start)
+        for r in seg.plies:
+            assert r.move is not None
+            self._game.push(r.move)
+        self._draw_key = (self._game.draw_status().state, self._game.draw_status().rule)
 
     def _check_crowns(self, picture: Picture, time: float) -> None:
         """A ply is being recorded: a man crowned on an earlier ply that still looks like
@@ -602,6 +638,7 @@ class Recorder:
             if position.kings & self.variant.geometry.bits[sq]
         }
         self._tolerate &= position.kings
+        self._rebuild_game()
         self._emit(Resynchronised(self.ply, position.fen(), reason, time))
 
     def _try_restore(self, picture: Picture, time: float) -> bool:
@@ -613,6 +650,7 @@ class Recorder:
         del self.record[r.record_length :]
         self._tolerate, self._crown_due = r.tolerate, dict(r.crown_due)
         self._set_position(r.position)
+        self._rebuild_game()
         self._restore = None
         self._pending_picture = None
         self._emit(Resynchronised(self.ply, r.position.fen(), "irregularity corrected", time))
@@ -635,6 +673,7 @@ class Recorder:
         self._set_position(position)
         self._tolerate, self._crown_due, self._restore = 0, {}, None
         self._pending_picture = None
+        self._rebuild_game()
         self._emit(TakenBack(ply, position.fen(), time))
         return self.messages[before:]
 
@@ -644,25 +683,17 @@ class Recorder:
         move and the position) when ``notation`` is not legal there."""
         if not 1 <= ply <= self.ply:
             raise ValueError(f"no ply {ply} to correct: the game has {self.ply} plies")
-        later = [r for r in self.record[ply:]]
+        later = self.record[ply:]
         start = self.record[ply - 1].before
         move = start.parse_move(notation)
         before = len(self.messages)
         self.take_back(ply - 1, time=time)
-        self._append_move(move, time)
+        self._push(move, time)
         for r in later:
             if r.move is None or r.move not in self.position.legal_moves():
                 break
-            self._append_move(r.move, r.time)
+            self._push(r.move, r.time)
         return self.messages[before:]
-
-    def _append_move(self, move: Move, time: float) -> None:
-        before = self.position
-        notation = before.move_name(move)
-        after = before.play(move)
-        self.record.append(RecordedPly(self.ply + 1, notation, move, before, after, time))
-        self._set_position(after)
-        self._emit(MoveRecorded(self.ply, notation, after.fen(), time))
 
     def confirm(self, ply: int, *, time: float = 0.0) -> list[EventMessage]:
         """The arbiter confirms the irregularity flagged at ``ply``: it stands (I 5.7)."""
@@ -680,6 +711,26 @@ class Recorder:
         self.result = result
         self._emit(ResultSet(result, reason, time))
         return self.messages[before:]
+
+    def games(self, tags: dict[str, str] | None = None) -> list[Game]:
+        """The record as games (one per stretch of legal play, see :mod:`rules.scoresheet`),
+        with move times and flags as comments."""
+        return scoresheet.games(
+            self.start,
+            self.record,
+            self.position,
+            flags=self.flags,
+            tags=tags,
+            result=self.result or "*",
+        )
+
+    def scoresheet(self, tags: dict[str, str] | None = None) -> str:
+        """The PDN 3.0 scoresheet; ``tags`` gives Event, Site, Date, Round, White, Black."""
+        return scoresheet.pdn(self.games(tags))
+
+    def board_result(self) -> str:
+        """The result the board shows (``*`` while play goes on), for the arbiter to confirm."""
+        return self._game.board_result()
 
 
 def _conflict(a: Picture, b: Picture) -> bool:
