@@ -90,6 +90,8 @@ class RecorderConfig:
     """Evidence margin for a square's top to count as read."""
     accept_margin_nats: float = 6.0
     """How much better than the runner-up the best explanation must be."""
+    look_alike_wait_seconds: float = 1.0
+    """How long height readings may take to tell apart moves whose tops look the same."""
     catch_up_plies: int = 4
     """Longest sequence of legal plies searched after the board was hidden."""
     catch_up_wait_seconds: float = 0.3
@@ -135,13 +137,28 @@ class _Window:
         self.frames: list[_Frame] = []
         self.sums: list[list[float] | None] = [None] * n
         self.votes: list[list[int]] = [[0] * TOP_COUNT for _ in range(n)]
+        self.heights: list[list[float]] = [[0.0, 0.0, 0.0] for _ in range(n)]
+        """Per square: sum of w, w*h and w*h*h over the height readings (w = 1/sigma^2)."""
 
     def clear(self) -> None:
         self.frames.clear()
         self.sums = [None] * self.n
         self.votes = [[0] * TOP_COUNT for _ in range(self.n)]
+        self.heights = [[0.0, 0.0, 0.0] for _ in range(self.n)]
+
+    def height_log_likelihood(self, square: int, height: int) -> float:
+        """Gaussian log-likelihood of the height readings if the stack has ``height``
+        pieces (up to a constant that is the same for every hypothesis)."""
+        w, wh, whh = self.heights[square]
+        return -0.5 * (whh - 2.0 * height * wh + height * height * w)
 
     def _apply(self, frame: _Frame, sign: int) -> None:
+        for sq, h in enumerate(frame.heights):
+            if h is not None:
+                acc_h = self.heights[sq]
+                acc_h[0] += sign * h[1]
+                acc_h[1] += sign * h[1] * h[0]
+                acc_h[2] += sign * h[1] * h[0] * h[0]
         for sq, lp in enumerate(frame.logp):
             if lp is None:
                 continue
@@ -370,19 +387,29 @@ class Recorder:
             key=lambda x: (-x[0], x[1]),
         )
         best_score, _, best = scored[0]
-        if picture.mismatch(best.after, best.tolerate) == 0:
-            runner_up = next((s for s, _, c in scored[1:] if c.after != best.after), -math.inf)
-            if not best.moves:
+        if picture.mismatch(best.after, best.tolerate) != 0:
+            self._unexplained(picture, now, window_start)
+            return
+        margin = self.config.accept_margin_nats
+        rivals = [c for s, _, c in scored[1:] if c.after != best.after and best_score - s < margin]
+        if not best.moves:
+            if not rivals:
                 self._seen_picture = True
                 self._pending_picture = None
                 self._note_crowns(picture)
-                return
-            if best_score - runner_up >= self.config.accept_margin_nats:
-                self._seen_picture = True
-                self._pending_picture = None
-                self._record_plies(best.moves, window_start, picture, ())
             return
-        self._unexplained(picture, now, window_start)
+        alternatives: tuple[str, ...] = ()
+        if rivals:
+            # Moves that look the same from above (towers whose tops agree; column digest
+            # §5.5) are told apart by height readings, given time; else the arbiter chooses.
+            if any(c.tops != best.tops for c in rivals):
+                return
+            if now - window_start < self.config.look_alike_wait_seconds:
+                return
+            alternatives = tuple(self.position.move_name(c.moves[0]) for c in rivals)
+        self._seen_picture = True
+        self._pending_picture = None
+        self._record_plies(best.moves, window_start, picture, alternatives)
 
     def _unexplained(self, picture: Picture, now: float, window_start: float) -> None:
         """No single ply explains the picture: wait, then catch up or arbitrate."""
@@ -439,12 +466,12 @@ class Recorder:
         return total
 
     def _height_score(self, after: Position) -> float:
-        total = 0.0
-        for f in self._window.frames:
-            for sq, h in enumerate(f.heights):
-                if h is not None:
-                    total -= 0.5 * h[1] * (h[0] - len(after.stack(sq))) ** 2
-        return total
+        window = self._window
+        return sum(
+            window.height_log_likelihood(sq, len(after.stack(sq)))
+            for sq in range(self._n)
+            if window.heights[sq][0]
+        )
 
     def _successors(self) -> list[_Candidate]:
         if self._candidates is None:
