@@ -59,7 +59,7 @@ from rules.move import Move
 from rules.observation import TOP_COUNT, Observation, Top
 from rules.picture import Picture
 from rules.position import Position
-from rules.variants import Variant
+from rules.variants import Color, Variant
 
 log = logging.getLogger(__name__)
 
@@ -490,8 +490,10 @@ class Recorder:
 
         Pruning: ``r`` more plies change at most ``2 r`` squares plus one per piece they
         capture, and captures only remove pieces, so a node whose mismatch with the picture
-        is larger than that cannot lead to it. A quiet ply that takes a piece straight back
-        where it came from explains nothing and is not searched. Nodes are memoised, so
+        is larger than that cannot lead to it; nor can one that needs more pieces of a
+        colour to arrive or leave than that colour's plies allow
+        (:meth:`Picture.reachable`). A quiet ply that takes a piece straight back where it
+        came from explains nothing and is not searched. Nodes are memoised, so
         transpositions are expanded once.
         """
         key = (self.position, picture)
@@ -508,6 +510,10 @@ class Recorder:
                 return [()] if wrong == 0 else []
             excess = (pos.white | pos.black).bit_count() - picture_pieces
             if wrong.bit_count() > 2 * left + max(excess, 0):
+                return []
+            mover, other = (left + 1) // 2, left // 2
+            white, black = (mover, other) if pos.turn is Color.WHITE else (other, mover)
+            if not picture.reachable(pos, tol, white, black):
                 return []
             node = (pos, left, tol, undo)
             if node in memo:
@@ -624,6 +630,7 @@ class Recorder:
     def _set_position(self, position: Position) -> None:
         self.position = position
         self._candidates = None
+        self._searched.clear()
 
     def _flag(self, finding: arbiter.Finding, time: float) -> None:
         ply = self.ply + 1 if finding.is_move else self.ply

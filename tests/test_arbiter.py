@@ -13,6 +13,7 @@ from rules.arbiter import _cut, _plain_moves, article
 from rules.events import IrregularityFlagged, IrregularityKind, Resynchronised
 from rules.move import Move
 from rules.observation import Top
+from rules.pdn import read_games_text
 from rules.position import Position
 from rules.recorder import Recorder
 from rules.variants import find_variant
@@ -284,3 +285,46 @@ def test_board_turned_half_a_turn_is_flagged_and_the_game_still_recorded(
     recorder = _run(sim, variant)
     assert [(f.kind, f.ply) for f in recorder.flags] == [(K.BOARD_ROTATED, 0)]
     assert [r.move for r in recorder.record] == list(game.moves[:20])
+
+
+def _after_injection(shared_data: Path, finder: Finder, *, restore: bool) -> Recorder:
+    game, inj = _game(shared_data, "international", finder)
+    sim = Simulator(game.variant, NOISE, seed=11)
+    position = game.start
+    sim.settle(tops_of(position))
+    for move in game.moves[: inj.ply]:
+        position = sim.play(position, move)
+    sim.show(inj.board, STAND_FRAMES)
+    if restore:  # the opponent asks for the correction and the board is put back (I 5.4)
+        sim.show(tops_of(position), STAND_FRAMES)
+    else:
+        after = inj.after
+        for _ in range(2):
+            after = sim.play(after, after.legal_moves()[0])
+        sim.settle(tops_of(after), 30)
+    return _run(sim, "international")
+
+
+def test_a_corrected_irregularity_returns_to_the_position_before_it(shared_data: Path) -> None:
+    recorder = _after_injection(shared_data, _capture_not_taken, restore=True)
+    (flag,) = recorder.flags
+    assert recorder.ply == flag.ply - 1
+    resyncs = [e for e in recorder.events if isinstance(e, Resynchronised)]
+    assert resyncs[-1].reason == "irregularity corrected"
+    assert recorder.position == recorder.record[-1].after
+
+
+def test_scoresheet_continues_after_an_irregularity_with_a_fen_and_the_article(
+    shared_data: Path,
+) -> None:
+    recorder = _after_injection(shared_data, _capture_not_taken, restore=False)
+    (flag,) = recorder.flags
+    (confirmed,) = recorder.confirm(flag.ply)
+    assert confirmed.event.type == "confirmed"
+    games = read_games_text(recorder.scoresheet({"Event": "test"}))
+    assert len(games) == 2 and not any(g.errors for g in games)
+    first, second = games
+    assert first.ply == flag.ply - 1 and second.ply == 2
+    assert second.start == recorder.record[flag.ply - 1].after
+    assert flag.article in first.comments[first.ply]
+    assert "[%time" in first.comments[1]
