@@ -131,13 +131,14 @@ class Game:
             is unchanged when it raises.
         """
         position = self.position
-        legal = position.legal_moves()
+        legal = None
         if isinstance(move, str):
             try:
                 chosen = position.parse_move(move)
             except RulesError as exc:
                 raise type(exc)(f"ply {self.ply + 1}: {exc}") from None
         else:
+            legal = position.legal_moves()
             found = [m for m in legal if m.path == move.path and m.captures == move.captures]
             if not found:
                 found = [

@@ -299,8 +299,10 @@ class StringExporter(BaseVisitor[str]):
         self._ply += 1
 
     def visit_comment(self, text: str) -> None:
-        if self.comments:
-            self._words.append("{" + text.replace("}", ")").strip() + "}")
+        words = text.replace("}", ")").split()
+        if self.comments and words:
+            words[0], words[-1] = "{" + words[0], words[-1] + "}"
+            self._words += words  # wrapped word by word like the moves
 
     def visit_nag(self, nag: str) -> None:
         if nag.startswith("$") or not self._words:
@@ -496,7 +498,7 @@ def _token(kind: str, m: re.Match[str]) -> Token:
         value = re.sub(r"\\(.)", r"\1", m.group("value"))
         return Token("tag", m.group(0), value, m.group("name"))
     if kind == "comment":
-        return Token("comment", m.group(0), m.group(0)[1:-1].strip())
+        return Token("comment", m.group(0), " ".join(m.group(0)[1:-1].split()))
     if kind == "setup":
         return Token("setup", m.group(0), m.group("setupfen"))
     if kind == "move":

@@ -76,6 +76,28 @@ class Picture:
         excused = tolerate & position.kings & ~self.kings & ~colour
         return (colour | (rank & ~excused)) & self.known
 
+    def reachable(
+        self, position: Position, tolerate: Bitboard, white_plies: int, black_plies: int
+    ) -> bool:
+        """Whether so many plies of each side could still turn ``position`` into this
+        picture: each ply lands one piece on one square, and a piece leaves its square
+        by moving (one per ply of its side) or by being captured (at most the surplus of
+        its colour on the board over the picture)."""
+        excused = tolerate & position.kings & ~self.kings
+        rank = (position.kings ^ self.kings) & ~excused
+        for mine, seen, plies in (
+            (position.white, self.white, white_plies),
+            (position.black, self.black, black_plies),
+        ):
+            arrive = seen & ~(mine & ~rank) & self.known
+            if arrive.bit_count() > plies:
+                return False
+            depart = mine & ~seen & self.known
+            surplus = mine.bit_count() - seen.bit_count()
+            if depart.bit_count() > plies + max(surplus, 0):
+                return False
+        return True
+
     def rotated(self) -> Picture:
         """The picture of the board turned half a turn (square ``i`` becomes ``n - 1 - i``)."""
         g = self.variant.geometry

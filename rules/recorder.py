@@ -38,8 +38,10 @@ import logging
 import math
 from dataclasses import dataclass
 
-from rules import arbiter
+from rules import arbiter, scoresheet
+from rules.draws import DrawRule, DrawState
 from rules.events import (
+    DrawNoticed,
     Event,
     EventMessage,
     IrregularityConfirmed,
@@ -51,12 +53,13 @@ from rules.events import (
     Resynchronised,
     TakenBack,
 )
+from rules.game import Game
 from rules.geometry import Bitboard, Square
 from rules.move import Move
 from rules.observation import TOP_COUNT, Observation, Top
 from rules.picture import Picture
 from rules.position import Position
-from rules.variants import Variant
+from rules.variants import Color, Variant
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +70,9 @@ Seq = tuple[Move, ...]
 class RecorderConfig:
     """Thresholds of the recorder; units in the names (frames, seconds, nats = natural log)."""
 
-    stable_frames: int = 3
+    stable_frames: int = 4
     """Good frames a picture must hold before it counts."""
-    stable_seconds: float = 0.2
+    stable_seconds: float = 0.3
     """Time from the first to the last of those frames."""
     max_window_frames: int = 40
     """Frames of evidence kept for one picture (older ones are dropped)."""
@@ -87,6 +90,8 @@ class RecorderConfig:
     """Evidence margin for a square's top to count as read."""
     accept_margin_nats: float = 6.0
     """How much better than the runner-up the best explanation must be."""
+    look_alike_wait_seconds: float = 1.0
+    """How long height readings may take to tell apart moves whose tops look the same."""
     catch_up_plies: int = 4
     """Longest sequence of legal plies searched after the board was hidden."""
     catch_up_wait_seconds: float = 0.3
@@ -132,13 +137,28 @@ class _Window:
         self.frames: list[_Frame] = []
         self.sums: list[list[float] | None] = [None] * n
         self.votes: list[list[int]] = [[0] * TOP_COUNT for _ in range(n)]
+        self.heights: list[list[float]] = [[0.0, 0.0, 0.0] for _ in range(n)]
+        """Per square: sum of w, w*h and w*h*h over the height readings (w = 1/sigma^2)."""
 
     def clear(self) -> None:
         self.frames.clear()
         self.sums = [None] * self.n
         self.votes = [[0] * TOP_COUNT for _ in range(self.n)]
+        self.heights = [[0.0, 0.0, 0.0] for _ in range(self.n)]
+
+    def height_log_likelihood(self, square: int, height: int) -> float:
+        """Gaussian log-likelihood of the height readings if the stack has ``height``
+        pieces (up to a constant that is the same for every hypothesis)."""
+        w, wh, whh = self.heights[square]
+        return -0.5 * (whh - 2.0 * height * wh + height * height * w)
 
     def _apply(self, frame: _Frame, sign: int) -> None:
+        for sq, h in enumerate(frame.heights):
+            if h is not None:
+                acc_h = self.heights[sq]
+                acc_h[0] += sign * h[1]
+                acc_h[1] += sign * h[1] * h[0]
+                acc_h[2] += sign * h[1] * h[0] * h[0]
         for sq, lp in enumerate(frame.logp):
             if lp is None:
                 continue
@@ -235,6 +255,8 @@ class Recorder:
         self._pending_since = 0.0
         self._searched: dict[tuple[Position, Picture], list[Seq]] = {}
         self._restore: _Restore | None = None
+        self._game = Game(variant, self.start)
+        self._draw_key: tuple[DrawState, DrawRule | None] = (DrawState.NONE, None)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -286,7 +308,9 @@ class Recorder:
         labels: list[int] = []
         heights: list[tuple[float, float] | None] = []
         for r in readings:
-            if r.occluded > cfg.square_occluded_fraction:
+            if r.occluded > cfg.square_occluded_fraction or not all(
+                0.0 <= p <= 1.0 for p in r.probs
+            ):  # hidden, or a reading vision got wrong (NaN): no evidence
                 logp.append(None)
                 labels.append(-1)
                 heights.append(None)
@@ -343,8 +367,17 @@ class Recorder:
                 tops[sq] = Top(order[0])
         return Picture.from_tops(self.variant, tops)
 
+    def _evidence(self) -> list[list[float] | None]:
+        """Summed log-probabilities of the squares read in at least ``stable_frames`` frames
+        of the window (a square glimpsed once, between two hands, proves nothing)."""
+        k = self.config.stable_frames
+        return [
+            s if s is not None and sum(votes) >= k else None
+            for s, votes in zip(self._window.sums, self._window.votes, strict=True)
+        ]
+
     def _decide(self, now: float) -> None:
-        sums = self._window.sums
+        sums = self._evidence()
         picture = self._picture(sums)
         if picture.known == 0:
             return
@@ -354,19 +387,29 @@ class Recorder:
             key=lambda x: (-x[0], x[1]),
         )
         best_score, _, best = scored[0]
-        if picture.mismatch(best.after, best.tolerate) == 0:
-            runner_up = next((s for s, _, c in scored[1:] if c.after != best.after), -math.inf)
-            if not best.moves:
+        if picture.mismatch(best.after, best.tolerate) != 0:
+            self._unexplained(picture, now, window_start)
+            return
+        margin = self.config.accept_margin_nats
+        rivals = [c for s, _, c in scored[1:] if c.after != best.after and best_score - s < margin]
+        if not best.moves:
+            if not rivals:
                 self._seen_picture = True
                 self._pending_picture = None
                 self._note_crowns(picture)
-                return
-            if best_score - runner_up >= self.config.accept_margin_nats:
-                self._seen_picture = True
-                self._pending_picture = None
-                self._record_plies(best.moves, window_start, picture, ())
             return
-        self._unexplained(picture, now, window_start)
+        alternatives: tuple[str, ...] = ()
+        if rivals:
+            # Moves that look the same from above (towers whose tops agree; column digest
+            # §5.5) are told apart by height readings, given time; else the arbiter chooses.
+            if any(c.tops != best.tops for c in rivals):
+                return
+            if now - window_start < self.config.look_alike_wait_seconds:
+                return
+            alternatives = tuple(self.position.move_name(c.moves[0]) for c in rivals)
+        self._seen_picture = True
+        self._pending_picture = None
+        self._record_plies(best.moves, window_start, picture, alternatives)
 
     def _unexplained(self, picture: Picture, now: float, window_start: float) -> None:
         """No single ply explains the picture: wait, then catch up or arbitrate."""
@@ -423,12 +466,12 @@ class Recorder:
         return total
 
     def _height_score(self, after: Position) -> float:
-        total = 0.0
-        for f in self._window.frames:
-            for sq, h in enumerate(f.heights):
-                if h is not None:
-                    total -= 0.5 * h[1] * (h[0] - len(after.stack(sq))) ** 2
-        return total
+        window = self._window
+        return sum(
+            window.height_log_likelihood(sq, len(after.stack(sq)))
+            for sq in range(self._n)
+            if window.heights[sq][0]
+        )
 
     def _successors(self) -> list[_Candidate]:
         if self._candidates is None:
@@ -447,8 +490,10 @@ class Recorder:
 
         Pruning: ``r`` more plies change at most ``2 r`` squares plus one per piece they
         capture, and captures only remove pieces, so a node whose mismatch with the picture
-        is larger than that cannot lead to it. A quiet ply that takes a piece straight back
-        where it came from explains nothing and is not searched. Nodes are memoised, so
+        is larger than that cannot lead to it; nor can one that needs more pieces of a
+        colour to arrive or leave than that colour's plies allow
+        (:meth:`Picture.reachable`). A quiet ply that takes a piece straight back where it
+        came from explains nothing and is not searched. Nodes are memoised, so
         transpositions are expanded once.
         """
         key = (self.position, picture)
@@ -465,6 +510,10 @@ class Recorder:
                 return [()] if wrong == 0 else []
             excess = (pos.white | pos.black).bit_count() - picture_pieces
             if wrong.bit_count() > 2 * left + max(excess, 0):
+                return []
+            mover, other = (left + 1) // 2, left // 2
+            white, black = (mover, other) if pos.turn is Color.WHITE else (other, mover)
+            if not picture.reachable(pos, tol, white, black):
                 return []
             node = (pos, left, tol, undo)
             if node in memo:
@@ -509,18 +558,47 @@ class Recorder:
     ) -> None:
         for m in moves:
             before = self.position
-            notation = before.move_name(m)
-            after = before.play(m)
-            self.record.append(
-                RecordedPly(self.ply + 1, notation, m, before, after, time, alternatives)
-            )
+            self._push(m, time, alternatives)
             self._check_crowns(picture, time)
             self._tolerate = _moved_tolerance(before, m, self._tolerate)
             self._crown_due = _moved_crowns(before, m, self._crown_due, self.ply)
-            self._set_position(after)
-            self._emit(MoveRecorded(self.ply, notation, after.fen(), time, alternatives))
         self._restore = None
         self._note_crowns(picture)
+
+    def _push(self, move: Move, time: float, alternatives: tuple[str, ...] = ()) -> None:
+        """Append a legal move to the record and the game; announce draw rules it reaches."""
+        before = self.position
+        notation = before.move_name(move)
+        after = before.play(move)
+        self.record.append(
+            RecordedPly(self.ply + 1, notation, move, before, after, time, alternatives)
+        )
+        self._game.push(move)
+        self._set_position(after)
+        self._emit(MoveRecorded(self.ply, notation, after.fen(), time, alternatives))
+        status = self._game.draw_status()
+        key = (status.state, status.rule)
+        if status.rule is not None and key != self._draw_key:
+            self._emit(
+                DrawNoticed(
+                    status.rule.name,
+                    status.rule.article,
+                    self.ply,
+                    status.state is DrawState.CLAIMABLE,
+                    time,
+                )
+            )
+        self._draw_key = key
+
+    def _rebuild_game(self) -> None:
+        """The live game again from the record (after a resync or a take-back): the
+        segment of legal plies that leads to the current position."""
+        seg = scoresheet.segments(self.start, self.record, self.position)[-1]
+        self._game = Game(self.variant, seg.start)
+        for r in seg.plies:
+            assert r.move is not None
+            self._game.push(r.move)
+        self._draw_key = (self._game.draw_status().state, self._game.draw_status().rule)
 
     def _check_crowns(self, picture: Picture, time: float) -> None:
         """A ply is being recorded: a man crowned on an earlier ply that still looks like
@@ -552,6 +630,7 @@ class Recorder:
     def _set_position(self, position: Position) -> None:
         self.position = position
         self._candidates = None
+        self._searched.clear()
 
     def _flag(self, finding: arbiter.Finding, time: float) -> None:
         ply = self.ply + 1 if finding.is_move else self.ply
@@ -593,6 +672,7 @@ class Recorder:
             if position.kings & self.variant.geometry.bits[sq]
         }
         self._tolerate &= position.kings
+        self._rebuild_game()
         self._emit(Resynchronised(self.ply, position.fen(), reason, time))
 
     def _try_restore(self, picture: Picture, time: float) -> bool:
@@ -604,6 +684,7 @@ class Recorder:
         del self.record[r.record_length :]
         self._tolerate, self._crown_due = r.tolerate, dict(r.crown_due)
         self._set_position(r.position)
+        self._rebuild_game()
         self._restore = None
         self._pending_picture = None
         self._emit(Resynchronised(self.ply, r.position.fen(), "irregularity corrected", time))
@@ -626,6 +707,7 @@ class Recorder:
         self._set_position(position)
         self._tolerate, self._crown_due, self._restore = 0, {}, None
         self._pending_picture = None
+        self._rebuild_game()
         self._emit(TakenBack(ply, position.fen(), time))
         return self.messages[before:]
 
@@ -635,25 +717,17 @@ class Recorder:
         move and the position) when ``notation`` is not legal there."""
         if not 1 <= ply <= self.ply:
             raise ValueError(f"no ply {ply} to correct: the game has {self.ply} plies")
-        later = [r for r in self.record[ply:]]
+        later = self.record[ply:]
         start = self.record[ply - 1].before
         move = start.parse_move(notation)
         before = len(self.messages)
         self.take_back(ply - 1, time=time)
-        self._append_move(move, time)
+        self._push(move, time)
         for r in later:
             if r.move is None or r.move not in self.position.legal_moves():
                 break
-            self._append_move(r.move, r.time)
+            self._push(r.move, r.time)
         return self.messages[before:]
-
-    def _append_move(self, move: Move, time: float) -> None:
-        before = self.position
-        notation = before.move_name(move)
-        after = before.play(move)
-        self.record.append(RecordedPly(self.ply + 1, notation, move, before, after, time))
-        self._set_position(after)
-        self._emit(MoveRecorded(self.ply, notation, after.fen(), time))
 
     def confirm(self, ply: int, *, time: float = 0.0) -> list[EventMessage]:
         """The arbiter confirms the irregularity flagged at ``ply``: it stands (I 5.7)."""
@@ -671,6 +745,26 @@ class Recorder:
         self.result = result
         self._emit(ResultSet(result, reason, time))
         return self.messages[before:]
+
+    def games(self, tags: dict[str, str] | None = None) -> list[Game]:
+        """The record as games (one per stretch of legal play, see :mod:`rules.scoresheet`),
+        with move times and flags as comments."""
+        return scoresheet.games(
+            self.start,
+            self.record,
+            self.position,
+            flags=self.flags,
+            tags=tags,
+            result=self.result or "*",
+        )
+
+    def scoresheet(self, tags: dict[str, str] | None = None) -> str:
+        """The PDN 3.0 scoresheet; ``tags`` gives Event, Site, Date, Round, White, Black."""
+        return scoresheet.pdn(self.games(tags))
+
+    def board_result(self) -> str:
+        """The result the board shows (``*`` while play goes on), for the arbiter to confirm."""
+        return self._game.board_result()
 
 
 def _conflict(a: Picture, b: Picture) -> bool:

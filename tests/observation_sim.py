@@ -45,6 +45,8 @@ class Noise:
     """Per ply: this ply and the next one or two are made while the camera sees nothing."""
     late_crowning_rate: float = 0.5
     """Per promotion: the man stands uncrowned for a while before the second disc."""
+    height_sigma: float | None = None
+    """Towers: vision reads stack heights with this standard deviation (None: no heights)."""
     fps: float = 10.0
     settle_frames: tuple[int, int] = (8, 20)
     """Frames the board stays untouched after a move (min, max)."""
@@ -57,8 +59,12 @@ class Simulator:
     variant: Variant
     noise: Noise
     seed: int = 0
+    rotated: bool = False
+    """The board stands turned half a turn from where calibration put it (I 2.4)."""
     frames: list[Observation] = field(default_factory=list)
     time: float = 0.0
+    uncrowned: set[int] = field(default_factory=set)
+    """Kings that look like men (the second disc not put on, or taken off)."""
     rng: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
@@ -66,10 +72,12 @@ class Simulator:
 
     # -- frames -------------------------------------------------------------------------------
 
-    def _reading(self, top: Top, occluded: bool) -> SquareReading:
+    def _reading(self, top: Top, occluded: bool, height: int | None = None) -> SquareReading:
         rng = self.rng
         if occluded:
             return SquareReading((0.2,) * TOP_COUNT, occluded=1.0)  # type: ignore[arg-type]
+        sigma = self.noise.height_sigma
+        measured = None if height is None or sigma is None else rng.gauss(height, sigma)
         probs = [rng.random() * 0.02 for _ in range(TOP_COUNT)]
         if rng.random() < self.noise.square_error_rate:
             wrong = rng.choice([t for t in Top if t != top])
@@ -78,7 +86,11 @@ class Simulator:
         else:
             probs[top] = rng.uniform(0.8, 0.99)
         total = sum(probs)
-        return SquareReading(tuple(p / total for p in probs))  # type: ignore[arg-type]
+        return SquareReading(
+            tuple(p / total for p in probs),  # type: ignore[arg-type]
+            height=measured,
+            height_sigma=None if measured is None else sigma,
+        )
 
     def frame(
         self,
@@ -89,15 +101,21 @@ class Simulator:
         motion: float = 0.0,
         board_found: bool = True,
         glitch: dict[int, Top] | None = None,
+        heights: tuple[int, ...] | None = None,
     ) -> None:
         readings = tuple(
-            self._reading((glitch or {}).get(sq, top), sq in hidden) for sq, top in enumerate(tops)
+            self._reading(
+                (glitch or {}).get(sq, top), sq in hidden, None if heights is None else heights[sq]
+            )
+            for sq, top in enumerate(tops)
         )
         if glitch:
             readings = tuple(
                 SquareReading.certain(glitch[sq]) if sq in glitch else r
                 for sq, r in enumerate(readings)
             )
+        if self.rotated:
+            readings = readings[::-1]
         self.frames.append(
             Observation(
                 self.time,
@@ -120,7 +138,9 @@ class Simulator:
         for _ in range(frames):
             self.frame(tops, board_found=False)
 
-    def settle(self, tops: Tops, frames: int | None = None) -> None:
+    def settle(
+        self, tops: Tops, frames: int | None = None, heights: tuple[int, ...] | None = None
+    ) -> None:
         """The board untouched: clean frames, with the noise the settings ask for."""
         rng, noise = self.rng, self.noise
         n = frames if frames is not None else rng.randint(*noise.settle_frames)
@@ -136,7 +156,9 @@ class Simulator:
             glitch = None
             if burst and burst[0] <= i < burst[0] + burst[1]:
                 glitch = {burst[2]: burst[3]}
-            self.frame(tops, hidden=edge, occlusion=0.01 if edge else 0.0, glitch=glitch)
+            self.frame(
+                tops, hidden=edge, occlusion=0.01 if edge else 0.0, glitch=glitch, heights=heights
+            )
 
     def peek(self, tops: Tops) -> None:
         """Maybe a glimpse of an intermediate state, too short to settle."""
@@ -156,10 +178,31 @@ class Simulator:
         self.hand(tops, 3)
         self.settle(tops, settle_frames)
 
-    def play(self, position: Position, move: Move, *, settle: bool = True) -> Position:
-        """Perform one move physically, as a player does; return the position after it."""
+    def look(self, position: Position) -> Tops:
+        """What the camera sees of a position, kings without their second disc as men."""
+        tops = tops_of(position)
+        return tuple(
+            Top(t - 1) if sq in self.uncrowned and t in (Top.WHITE_KING, Top.BLACK_KING) else t
+            for sq, t in enumerate(tops)
+        )
+
+    def _follow_uncrowned(self, move: Move, crown: bool) -> None:
+        if move.path[0] in self.uncrowned:
+            self.uncrowned.discard(move.path[0])
+            self.uncrowned.add(move.path[-1])
+        self.uncrowned.difference_update(move.captures)
+        if move.promotes and not crown:
+            self.uncrowned.add(move.path[-1])
+
+    def play(
+        self, position: Position, move: Move, *, settle: bool = True, crown: bool = True
+    ) -> Position:
+        """Perform one move physically, as a player does; return the position after it.
+
+        ``crown`` False: a man reaching the last row never gets its second disc.
+        """
         after = position.play(move)
-        tops = list(tops_of(position))
+        tops = list(self.look(position))
         piece = tops[move.path[0]]
         self.hand(tuple(tops), self.rng.randint(2, 4))
         tops[move.path[0]] = Top.EMPTY
@@ -169,7 +212,8 @@ class Simulator:
             self.peek(tuple(tops))
             if landing != move.path[-1]:
                 tops[landing] = Top.EMPTY
-        final = tops_of(after)
+        self._follow_uncrowned(move, crown)
+        final = self.look(after)
         if move.promotes and self.rng.random() < self.noise.late_crowning_rate:
             tops[move.path[-1]] = piece  # still a man: the second disc comes a moment later
         order = list(move.captures)
@@ -183,13 +227,13 @@ class Simulator:
             self.settle(tuple(tops), self.rng.randint(5, 10))
             self.hand(final, 3)
         if settle:
-            self.settle(final)
+            self.settle(final, heights=heights_of(after))
         return after
 
     def play_game(self, start: Position, moves: list[Move], *, tail_frames: int = 30) -> Position:
         """Play a whole game, missing plies now and then, and let the last position stand."""
         position = start
-        self.settle(tops_of(start))
+        self.settle(self.look(start), heights=heights_of(start))
         hidden_left = 0
         seen_since_hidden = True
         for move in moves:
@@ -198,20 +242,26 @@ class Simulator:
             if hidden_left:
                 hidden_left -= 1
                 seen_since_hidden = False
+                self._follow_uncrowned(move, crown=True)
                 position = position.play(move)
-                self.hidden(tops_of(position), self.rng.randint(5, 10))
+                self.hidden(self.look(position), self.rng.randint(5, 10))
                 if hidden_left == 0:
-                    self.settle(tops_of(position))
+                    self.settle(self.look(position), heights=heights_of(position))
                 continue
             seen_since_hidden = True
             position = self.play(position, move)
-        self.settle(tops_of(position), tail_frames)
+        self.settle(self.look(position), tail_frames, heights_of(position))
         return position
 
 
 def tops_of(position: Position) -> Tops:
     """What an overhead camera sees on each square."""
     return tuple(Top.of(position.piece_at(sq)) for sq in position.variant.geometry.squares)
+
+
+def heights_of(position: Position) -> tuple[int, ...]:
+    """How many pieces stand on each square."""
+    return tuple(len(position.stack(sq)) for sq in position.variant.geometry.squares)
 
 
 # -- games from the shared data --------------------------------------------------------------

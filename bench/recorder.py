@@ -1,0 +1,151 @@
+"""Recorder benchmark: accuracy against noise, and time per observation (JSON lines).
+
+    python -m bench.recorder [--games 10] [--data ../shared/data]
+
+One line per (variant, per-square error rate) with how many real games were recorded
+exactly, how many only differ where the recorder asked the arbiter (plies missed unseen,
+whose order no picture can tell), how many went wrong, and false flags; then the time
+per observation on 10x10 (all frames of noisy games), and the time of the frame that
+triggers a 4-ply catch-up on 10x10 positions from real games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from rules.recorder import Recorder
+from tests.observation_sim import Noise, RealGame, Simulator, compare, shared_games, tops_of
+
+VARIANTS = ("international", "russian", "english", "italian")
+ERROR_RATES = (0.001, 0.01, 0.05)
+
+
+def _noise(error_rate: float) -> Noise:
+    return Noise(
+        square_error_rate=error_rate,
+        glitch_rate=0.2,
+        edge_hand_rate=0.2,
+        peek_rate=0.3,
+        missed_ply_rate=0.03,
+        late_crowning_rate=0.5,
+    )
+
+
+def _run(game: RealGame, noise: Noise, seed: int) -> tuple[Recorder, list[float]]:
+    sim = Simulator(game.variant, noise, seed=seed)
+    sim.play_game(game.start, list(game.moves))
+    recorder = Recorder(game.variant)
+    times = []
+    for frame in sim.frames:
+        t0 = time.perf_counter()
+        recorder.feed(frame)
+        times.append(time.perf_counter() - t0)
+    return recorder, times
+
+
+def accuracy(data: Path, games: int) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    for variant in VARIANTS:
+        real = shared_games(data, variant, games)
+        for rate in ERROR_RATES:
+            exact = asked = wrong = false_flags = plies = right_plies = 0
+            for seed, game in enumerate(real):
+                recorder, _ = _run(game, _noise(rate), seed)
+                outcome = compare(game, recorder.record, len(recorder.flags))
+                exact += outcome.exact
+                asked += outcome.asked
+                wrong += outcome.first_wrong is not None
+                false_flags += outcome.flags
+                plies += len(game.moves)
+                right_plies += (
+                    len(game.moves) if outcome.first_wrong is None else outcome.first_wrong - 1
+                )
+            rows.append(
+                {
+                    "bench": "recorder_accuracy",
+                    "variant": variant,
+                    "square_error_rate": rate,
+                    "games": len(real),
+                    "exact": exact,
+                    "asked_arbiter": asked,
+                    "wrong": wrong,
+                    "false_flags": false_flags,
+                    "plies": plies,
+                    "plies_right_before_first_error": right_plies,
+                    "noise": "glitch 0.2, edge hand 0.2, peek 0.3, missed plies 0.03, "
+                    "late crowning 0.5, captures piece by piece",
+                }
+            )
+    return rows
+
+
+def speed(data: Path, games: int) -> list[dict[str, object]]:
+    real = shared_games(data, "international", games)
+    per_frame: list[float] = []
+    for seed, game in enumerate(real):
+        per_frame += _run(game, _noise(0.01), seed)[1]
+    catch_up: list[float] = []
+    for seed, game in enumerate(real):
+        # four plies made while the camera saw nothing, from the middle of the game
+        for at in range(10, len(game.moves) - 4, 12):
+            sim = Simulator(game.variant, Noise(), seed=seed)
+            position = game.start
+            for move in game.moves[:at]:
+                position = position.play(move)
+            recorder = Recorder(game.variant, start=position)
+            sim.settle(tops_of(position), 10)
+            for move in game.moves[at : at + 4]:
+                position = position.play(move)
+            sim.hidden(tops_of(position), 3)
+            sim.settle(tops_of(position), 20)
+            worst = 0.0
+            for frame in sim.frames:
+                t0 = time.perf_counter()
+                recorder.feed(frame)
+                worst = max(worst, time.perf_counter() - t0)
+            if recorder.position == position:
+                catch_up.append(worst)
+    per_frame.sort()
+    ms = 1000.0
+    return [
+        {
+            "bench": "recorder_speed",
+            "variant": "international",
+            "observations": len(per_frame),
+            "median_ms": round(statistics.median(per_frame) * ms, 3),
+            "p99_ms": round(per_frame[int(len(per_frame) * 0.99)] * ms, 3),
+            "max_ms": round(per_frame[-1] * ms, 3),
+            "target": "median < 5 ms, worst < 50 ms",
+        },
+        {
+            "bench": "recorder_catch_up_4_plies",
+            "variant": "international",
+            "cases": len(catch_up),
+            "median_ms": round(statistics.median(catch_up) * ms, 3) if catch_up else None,
+            "max_ms": round(max(catch_up) * ms, 3) if catch_up else None,
+        },
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=10, help="real games per variant")
+    parser.add_argument(
+        "--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data"
+    )
+    args = parser.parse_args(argv)
+    if not args.data.is_dir():
+        print(json.dumps({"bench": "recorder", "skipped": f"no data at {args.data}"}))
+        return 0
+    for row in [*accuracy(args.data, args.games), *speed(args.data, args.games)]:
+        print(json.dumps(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

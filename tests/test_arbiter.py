@@ -1,0 +1,330 @@
+"""Irregularities injected into real games are flagged once, with the right kind, ply and
+article, and the recorder goes on from the position on the board (I 5.4, 5.7; S1 §9)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from rules.arbiter import _cut, _plain_moves, article
+from rules.events import IrregularityFlagged, IrregularityKind, Resynchronised
+from rules.move import Move
+from rules.observation import Top
+from rules.pdn import read_games_text
+from rules.position import Position
+from rules.recorder import Recorder
+from rules.variants import find_variant
+from tests.observation_sim import Noise, RealGame, Simulator, Tops, shared_games, tops_of
+
+K = IrregularityKind
+NOISE = Noise(square_error_rate=0.01, glitch_rate=0.1, edge_hand_rate=0.1, peek_rate=0.3)
+STAND_FRAMES = 40  # an irregular board left standing 4 s, longer than the I 5.5 grace
+
+
+@dataclass(frozen=True)
+class Injection:
+    """Where in a game the irregularity goes, and the board it leaves."""
+
+    ply: int
+    """Plies of the real game played before it."""
+    board: Tops
+    after: Position
+    """The position on the board afterwards (whose turn included)."""
+
+
+Finder = Callable[[RealGame], Injection | None]
+
+
+def _positions(game: RealGame) -> list[tuple[int, Position, Move]]:
+    out, position = [], game.start
+    for k, move in enumerate(game.moves):
+        out.append((k, position, move))
+        position = position.play(move)
+    return out
+
+
+def _board(after: Position, changes: dict[int, Top]) -> tuple[Tops, Position]:
+    """``after`` with some squares changed: the injected board and its position."""
+    board = list(tops_of(after))
+    stacks = dict(after.stacks())
+    for sq, top in changes.items():
+        board[sq] = top
+        piece = top.piece
+        if piece is None:
+            stacks.pop(sq, None)
+        else:
+            stacks[sq] = (piece,)
+    return tuple(board), Position.from_stacks(after.variant, stacks, after.turn)
+
+
+def _captured_piece_left(game: RealGame) -> Injection | None:
+    for k, p, m in _positions(game):
+        if m.captures:
+            sq = m.captures[0]
+            return Injection(k, *_board(p.play(m), {sq: Top.of(p.piece_at(sq))}))
+    return None
+
+
+def _wrong_piece_removed(game: RealGame) -> Injection | None:
+    for k, p, m in _positions(game):
+        if m.captures:
+            after = p.play(m)
+            other = next(sq for sq, st in after.stacks() if st[0].color is after.turn)
+            sq = m.captures[0]
+            return Injection(k, *_board(after, {sq: Top.of(p.piece_at(sq)), other: Top.EMPTY}))
+    return None
+
+
+def _capture_not_taken(game: RealGame) -> Injection | None:
+    for k, p, m in _positions(game):
+        if m.captures and (plain := _plain_moves(p)):
+            return Injection(k, tops_of(p.play(plain[0])), p.play(plain[0]))
+    return None
+
+
+def _fewer_captured(game: RealGame) -> Injection | None:
+    for k, p, m in _positions(game):
+        if len(m.captures) >= 2:
+            short = _cut(p, m, 1)
+            return Injection(k, tops_of(p.play(short)), p.play(short))
+    return None
+
+
+def _illegal_move(game: RealGame) -> Injection | None:
+    """A man steps backward onto an empty square."""
+    g = game.variant.geometry
+    for k, p, _m in _positions(game):
+        back = 1 if p.turn.name == "WHITE" else -1
+        for sq, stack in p.stacks():
+            if stack[0].color is not p.turn or stack[0].king:
+                continue
+            r, c = g.rowcol(sq)
+            for dc in (-1, 1):
+                to = g.square_at(r + back, c + dc)
+                if to is not None and p.piece_at(to) is None:
+                    board = list(tops_of(p))
+                    board[to], board[sq] = board[sq], Top.EMPTY
+                    stacks = dict(p.stacks())
+                    stacks[to] = stacks.pop(sq)
+                    return Injection(
+                        k, tuple(board), Position.from_stacks(p.variant, stacks, p.turn.other)
+                    )
+        if k > 30:
+            break
+    return None
+
+
+def _out_of_turn(game: RealGame) -> Injection | None:
+    for k, p, _m in _positions(game)[4:]:
+        other = Position(p.variant, p.white, p.black, p.kings, p.turn.other, p.below)
+        moves = [m for m in other.legal_moves() if not m.captures]
+        if moves:
+            after = other.play(moves[0])
+            return Injection(k, tops_of(after), after)
+    return None
+
+
+def _pieces_displaced(game: RealGame) -> Injection | None:
+    """A white and a black man change places (knocked and put back wrongly, S1 §9.3)."""
+    for k, p, _m in _positions(game)[6:]:
+        white = [sq for sq, st in p.stacks() if st[0].color.name == "WHITE" and not st[0].king]
+        black = [sq for sq, st in p.stacks() if st[0].color.name == "BLACK" and not st[0].king]
+        if white and black:
+            stacks = dict(p.stacks())
+            stacks[white[0]], stacks[black[0]] = stacks[black[0]], stacks[white[0]]
+            after = Position.from_stacks(p.variant, stacks, p.turn)
+            return Injection(k, tops_of(after), after)
+    return None
+
+
+def _pieces_removed(game: RealGame) -> Injection | None:
+    for k, p, _m in _positions(game)[6:]:
+        stacks = dict(p.stacks())
+        victim = next(sq for sq, st in stacks.items() if st[0].color is p.turn.other)
+        del stacks[victim]
+        after = Position.from_stacks(p.variant, stacks, p.turn)
+        return Injection(k, tops_of(after), after)
+    return None
+
+
+def _wrong_setup(game: RealGame) -> Injection | None:
+    p = game.start
+    stacks = dict(p.stacks())
+    first = next(iter(stacks))
+    del stacks[first]
+    after = Position.from_stacks(p.variant, stacks, p.turn)
+    return Injection(0, tops_of(after), after)
+
+
+INJECTIONS: list[tuple[IrregularityKind, Finder, bool]] = [
+    # kind, where, whether it is a move (so the ply flagged is the next one)
+    (K.CAPTURED_PIECE_LEFT, _captured_piece_left, True),
+    (K.WRONG_PIECE_REMOVED, _wrong_piece_removed, True),
+    (K.CAPTURE_NOT_TAKEN, _capture_not_taken, True),
+    (K.FEWER_CAPTURED, _fewer_captured, True),
+    (K.ILLEGAL_MOVE, _illegal_move, True),
+    (K.OUT_OF_TURN, _out_of_turn, True),
+    (K.PIECES_DISPLACED, _pieces_displaced, False),
+    (K.PIECES_REMOVED, _pieces_removed, False),
+    (K.WRONG_SETUP, _wrong_setup, False),
+]
+
+
+def _game(shared_data: Path, variant: str, finder: Finder) -> tuple[RealGame, Injection]:
+    for game in shared_games(shared_data, variant, 12):
+        injection = finder(game)
+        if injection is not None:
+            return game, injection
+    pytest.skip(f"no {variant} game in the shared data fits this irregularity")
+
+
+def _run(sim: Simulator, variant: str) -> Recorder:
+    recorder = Recorder(find_variant(variant))
+    for frame in sim.frames:
+        recorder.feed(frame)
+    return recorder
+
+
+@pytest.mark.parametrize("variant", ["international", "russian"])
+@pytest.mark.parametrize(
+    ("kind", "finder", "is_move"), INJECTIONS, ids=[k.value for k, *_ in INJECTIONS]
+)
+def test_injected_irregularity_is_flagged_once_and_play_goes_on(
+    shared_data: Path, variant: str, kind: IrregularityKind, finder: Finder, is_move: bool
+) -> None:
+    game, inj = _game(shared_data, variant, finder)
+    sim = Simulator(game.variant, NOISE, seed=inj.ply)
+    position = game.start
+    sim.settle(tops_of(position), 0 if kind is K.WRONG_SETUP else None)
+    for move in game.moves[: inj.ply]:
+        position = sim.play(position, move)
+    sim.show(inj.board, STAND_FRAMES)
+    # the opponent plays on (accepting the irregularity, I 5.7): two more legal plies
+    after = inj.after
+    for _ in range(2):
+        after = sim.play(after, after.legal_moves()[0])
+    sim.settle(tops_of(after), 30)
+
+    recorder = _run(sim, variant)
+
+    flags = [e for e in recorder.events if isinstance(e, IrregularityFlagged)]
+    assert [(f.kind, f.ply) for f in flags] == [(kind, inj.ply + 1 if is_move else inj.ply)]
+    assert flags[0].article == article(kind, game.variant)
+    assert any(isinstance(e, Resynchronised) for e in recorder.events)
+    assert recorder.position == after
+    assert [r.move for r in recorder.record[: inj.ply]] == list(game.moves[: inj.ply])
+
+
+def _promotion_game(shared_data: Path, variant: str) -> tuple[RealGame, int]:
+    """A real game with a man crowned, and the index of that move."""
+    for game in shared_games(shared_data, variant, 12):
+        k = next((k for k, _p, m in _positions(game) if m.promotes), None)
+        if k is not None:
+            return game, k
+    pytest.skip(f"no {variant} game in the shared data crowns a man")
+
+
+@pytest.mark.parametrize("variant", ["international", "russian"])
+def test_crowning_a_moment_late_is_no_irregularity(shared_data: Path, variant: str) -> None:
+    game, _k = _promotion_game(shared_data, variant)
+    sim = Simulator(game.variant, Noise(late_crowning_rate=1.0, square_error_rate=0.01), seed=1)
+    sim.play_game(game.start, list(game.moves))
+    recorder = _run(sim, variant)
+    assert recorder.flags == []
+    assert [r.move for r in recorder.record] == list(game.moves)
+
+
+@pytest.mark.parametrize("variant", ["international", "russian"])
+def test_man_left_uncrowned_is_flagged_when_the_opponent_moves(
+    shared_data: Path, variant: str
+) -> None:
+    game, k = _promotion_game(shared_data, variant)
+    sim = Simulator(game.variant, NOISE, seed=2)
+    position = game.start
+    sim.settle(tops_of(position))
+    for i, move in enumerate(game.moves[: k + 4]):
+        position = sim.play(position, move, crown=i != k)
+    sim.settle(sim.look(position), 30)
+    recorder = _run(sim, variant)
+    assert [(f.kind, f.ply) for f in recorder.flags] == [(K.NOT_CROWNED, k + 1)]
+    assert [r.move for r in recorder.record] == list(game.moves[: k + 4])
+
+
+@pytest.mark.parametrize("variant", ["international", "russian"])
+def test_king_losing_its_crown_is_flagged_and_stays_a_king(shared_data: Path, variant: str) -> None:
+    game, k = _promotion_game(shared_data, variant)
+    sim = Simulator(game.variant, NOISE, seed=3)
+    position = game.start
+    sim.settle(tops_of(position))
+    for move in game.moves[: k + 2]:
+        position = sim.play(position, move)
+    king = game.moves[k].path[-1]
+    if position.piece_at(king) is None or not position.kings & game.variant.geometry.bits[king]:
+        pytest.skip("the new king moved or was taken at once")
+    sim.uncrowned.add(king)
+    sim.show(sim.look(position), STAND_FRAMES)
+    for move in game.moves[k + 2 : k + 6]:
+        position = sim.play(position, move)
+    sim.settle(sim.look(position), 30)
+    recorder = _run(sim, variant)
+    assert [(f.kind, f.ply) for f in recorder.flags] == [(K.KING_UNCROWNED, k + 2)]
+    assert [r.move for r in recorder.record] == list(game.moves[: k + 6])
+
+
+@pytest.mark.parametrize("variant", ["international", "russian"])
+def test_board_turned_half_a_turn_is_flagged_and_the_game_still_recorded(
+    shared_data: Path, variant: str
+) -> None:
+    game = shared_games(shared_data, variant, 1)[0]
+    sim = Simulator(game.variant, NOISE, seed=4, rotated=True)
+    sim.settle(tops_of(game.start), STAND_FRAMES)
+    sim.play_game(game.start, list(game.moves[:20]))
+    recorder = _run(sim, variant)
+    assert [(f.kind, f.ply) for f in recorder.flags] == [(K.BOARD_ROTATED, 0)]
+    assert [r.move for r in recorder.record] == list(game.moves[:20])
+
+
+def _after_injection(shared_data: Path, finder: Finder, *, restore: bool) -> Recorder:
+    game, inj = _game(shared_data, "international", finder)
+    sim = Simulator(game.variant, NOISE, seed=11)
+    position = game.start
+    sim.settle(tops_of(position))
+    for move in game.moves[: inj.ply]:
+        position = sim.play(position, move)
+    sim.show(inj.board, STAND_FRAMES)
+    if restore:  # the opponent asks for the correction and the board is put back (I 5.4)
+        sim.show(tops_of(position), STAND_FRAMES)
+    else:
+        after = inj.after
+        for _ in range(2):
+            after = sim.play(after, after.legal_moves()[0])
+        sim.settle(tops_of(after), 30)
+    return _run(sim, "international")
+
+
+def test_a_corrected_irregularity_returns_to_the_position_before_it(shared_data: Path) -> None:
+    recorder = _after_injection(shared_data, _capture_not_taken, restore=True)
+    (flag,) = recorder.flags
+    assert recorder.ply == flag.ply - 1
+    resyncs = [e for e in recorder.events if isinstance(e, Resynchronised)]
+    assert resyncs[-1].reason == "irregularity corrected"
+    assert recorder.position == recorder.record[-1].after
+
+
+def test_scoresheet_continues_after_an_irregularity_with_a_fen_and_the_article(
+    shared_data: Path,
+) -> None:
+    recorder = _after_injection(shared_data, _capture_not_taken, restore=False)
+    (flag,) = recorder.flags
+    (confirmed,) = recorder.confirm(flag.ply)
+    assert confirmed.event.type == "confirmed"
+    games = read_games_text(recorder.scoresheet({"Event": "test"}))
+    assert len(games) == 2 and not any(g.errors for g in games)
+    first, second = games
+    assert first.ply == flag.ply - 1 and second.ply == 2
+    assert second.start == recorder.record[flag.ply - 1].after
+    assert flag.article in first.comments[first.ply]
+    assert "[%time" in first.comments[1]

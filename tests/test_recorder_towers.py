@@ -1,0 +1,80 @@
+"""Column draughts: the recorder follows towers from the top view, uses heights to tell
+apart captures that look the same from above, and asks the arbiter when nothing can
+(column-draughts digest §5.5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.events import MoveRecorded
+from rules.position import Position
+from rules.recorder import Recorder
+from rules.variants import find_variant
+from tests.observation_sim import Noise, Simulator, heights_of, tops_of
+from tests.test_columns import BASHNI_GAME, LASCA_GAME, moves_of
+
+NOISY = Noise(square_error_rate=0.01, glitch_rate=0.2, edge_hand_rate=0.2, peek_rate=0.3)
+
+
+def _record(sim: Simulator, recorder: Recorder) -> Recorder:
+    for frame in sim.frames:
+        recorder.feed(frame)
+    return recorder
+
+
+@pytest.mark.parametrize(("variant", "score"), [("bashni", BASHNI_GAME), ("lasca", LASCA_GAME)])
+@pytest.mark.parametrize("height_sigma", [None, 0.4])
+def test_the_codes_sample_games_are_recorded_exactly(
+    variant: str, score: str, height_sigma: float | None
+) -> None:
+    v = find_variant(variant)
+    position = Position.initial(v)
+    moves = []
+    for text in moves_of(score):
+        moves.append(position.parse_move(text))
+        position = position.play(moves[-1])
+    noise = Noise(square_error_rate=0.01, glitch_rate=0.2, peek_rate=0.3, height_sigma=height_sigma)
+    sim = Simulator(v, noise, seed=7)
+    sim.play_game(Position.initial(v), moves)
+    recorder = _record(sim, Recorder(v))
+    assert [r.move for r in recorder.record] == moves
+    assert recorder.position == position  # every hidden piece of every tower
+    assert recorder.flags == []
+
+
+def _play_from(fen: str, variant: str, route: str, noise: Noise) -> tuple[Recorder, str]:
+    start = Position.from_fen(variant, fen)
+    move = start.parse_move(route)
+    sim = Simulator(start.variant, noise, seed=8)
+    sim.settle(tops_of(start), heights=heights_of(start))
+    after = sim.play(start, move)
+    sim.settle(tops_of(after), 20, heights_of(after))
+    recorder = _record(sim, Recorder(start.variant, start=start))
+    return recorder, start.move_name(move)
+
+
+@pytest.mark.parametrize("route", ["g1:c5:f8", "g1:e3:c1:a3:f8"])
+def test_heights_tell_apart_captures_that_look_the_same_from_above(route: str) -> None:
+    fen = "W:Wg1(Wb):Be7(bbw),b2(bb),d2(bb),f2(bbb)"
+    recorder, name = _play_from(fen, "bashni", route, Noise(height_sigma=0.4))
+    (event,) = [e for e in recorder.events if isinstance(e, MoveRecorded)]
+    assert (event.notation, event.alternatives) == (name, ())
+
+
+def test_without_heights_a_look_alike_capture_is_recorded_and_the_arbiter_asked() -> None:
+    fen = "W:Wg1(Wb):Be7(bbw),b2(bb),d2(bb),f2(bbb)"
+    recorder, _name = _play_from(fen, "bashni", "g1:e3:c1:a3:f8", Noise())
+    (event,) = [e for e in recorder.events if isinstance(e, MoveRecorded)]
+    assert sorted([event.notation, *event.alternatives]) == ["g1:c5:f8", "g1:e3:c1:a3:f8"]
+    # the arbiter says which it was; the record follows
+    recorder.correct(1, "g1:e3:c1:a3:f8")
+    assert recorder.position == Position.from_fen("bashni", fen).push_text("g1:e3:c1:a3:f8")
+
+
+def test_a_loop_capture_that_only_the_order_of_prisoners_tells_asks_the_arbiter() -> None:
+    fen = "W:WKc1:BKb4,d4(bbb),b2,Kd2"
+    start = Position.from_fen("bashni", fen)
+    route = start.move_name(start.legal_moves()[0])
+    recorder, _name = _play_from(fen, "bashni", route, Noise(height_sigma=0.3))
+    (event,) = [e for e in recorder.events if isinstance(e, MoveRecorded)]
+    assert len(event.alternatives) == 1
