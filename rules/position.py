@@ -68,13 +68,14 @@ class Position:
         turn: Color,
         below: tuple[Stack, ...] = (),
     ) -> None:
-        object.__setattr__(self, "variant", variant)
-        object.__setattr__(self, "white", white)
-        object.__setattr__(self, "black", black)
-        object.__setattr__(self, "kings", kings)
-        object.__setattr__(self, "turn", turn)
-        object.__setattr__(self, "below", below)
-        object.__setattr__(self, "_key", (variant.name, white, black, kings, turn.value, below))
+        _set = object.__setattr__  # one lookup: positions are made in every search node
+        _set(self, "variant", variant)
+        _set(self, "white", white)
+        _set(self, "black", black)
+        _set(self, "kings", kings)
+        _set(self, "turn", turn)
+        _set(self, "below", below)
+        _set(self, "_key", (variant.name, white, black, kings, turn, below))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Position is immutable")
