@@ -174,7 +174,8 @@ class Position:
         return not self.legal_moves()
 
     def play(self, move: Move) -> Position:
-        """The position after a move, which must come from :meth:`legal_moves` (unchecked)."""
+        """The position after a move, which must come from :meth:`legal_moves` (unchecked;
+        a column-draughts move is checked square by square, see :func:`rules.columns.play`)."""
         if self.variant.towers:
             from rules import columns
 
@@ -203,6 +204,10 @@ class Position:
     def move_name(self, move: Move, moves: list[Move] | None = None) -> str:
         """The move in official notation, with every landing square only when another legal
         capture shares its start and end (I 9.3, S1 §6.9)."""
+        if self.variant.towers:
+            from rules import column_notation
+
+            return column_notation.move_name(self, move, moves)
         if not move.captures:
             return move.notation()
         moves = self.legal_moves() if moves is None else moves
@@ -219,8 +224,13 @@ class Position:
         Accepts any in-order subset of the landing squares, ``-``/``x``/``:`` alike.
         Raises :class:`InvalidMoveError` for text that names no squares,
         :class:`IllegalMoveError` if no legal move fits, :class:`AmbiguousMoveError` if
-        several do and they lead to different positions.
+        several do and they lead to different positions. Column draughts read the Code's
+        notation (:func:`rules.column_notation.parse_move`).
         """
+        if self.variant.towers:
+            from rules import column_notation
+
+            return column_notation.parse_move(self, text)
         matches = self.matching_moves(text)
         if not matches:
             raise IllegalMoveError(f"illegal move: {text!r} in {self.fen()}")
@@ -389,7 +399,16 @@ def _fen_token(variant: Variant, token: str, color: Color) -> list[tuple[Square,
         return g.numeric_square(int(name)) if name.isdigit() else g.parse_square(name)
 
     if tower:
+        if last is not None:
+            raise ValueError("a tower belongs to one square, not a range")
         stack = parse_stack(tower)
+        if king and not stack[0].king:
+            raise ValueError(f"K before a tower {tower!r} whose top is a man")
+        if variant.towers:
+            from rules.columns import tower_possible
+
+            if not tower_possible(stack):
+                raise ValueError(f"no capture can build the tower {tower!r} (digest 2.4)")
         if stack[0].color is not color:
             raise ValueError(
                 f"tower {tower!r} has a {stack[0].color.name.lower()} top in {color.name}'s list"

@@ -39,6 +39,8 @@ class CrowningInCapture(Enum):
     forward (english, czech, portuguese, italian, lasca) this is the same as stopping."""
     CONTINUE_AS_KING = "continue_as_king"
     """It is crowned at once and goes on capturing as a king (S1 §5.11, column Code §1.5.2)."""
+    STOP = "stop"
+    """It is crowned at once and the move ends there (lasca, column Code §2.4.2)."""
 
 
 class Color(Enum):
@@ -79,6 +81,9 @@ class Variant:
     crowning_in_capture: CrowningInCapture = CrowningInCapture.PASS
     towers: bool = False
     """Column draughts: captured pieces go under the capturing tower (column Code §1.6)."""
+    capture_reversal: bool = False
+    """Towers only: whether a capture may turn back 180 degrees over the tower it has just
+    jumped. The Code is silent; its sample game 8. h2:f4 shows it may not (digest 2.6.10)."""
     capture_separator: str = "x"
     aliases: tuple[str, ...] = ()
 
@@ -220,6 +225,7 @@ LASCA = Variant(
     rows_per_side=3,
     men_capture_backward=False,
     flying_kings=False,
+    crowning_in_capture=CrowningInCapture.STOP,
     towers=True,
     capture_separator=":",
     aliases=("laska",),

@@ -1,0 +1,364 @@
+"""The live pipeline: capture -> vision -> recorder -> journal, one table.
+
+Two threads. The capture thread reads the source and drops each frame into a one-place
+mailbox (:class:`LatestSlot`); a live camera *replaces* an unread frame there, so the
+analysis always works on the newest picture and nothing queues up under load. A recorded
+source (a file) waits instead, so every frame is analysed. The analysis thread turns a
+frame into an :class:`~rules.observation.Observation`, gives it to the recorder, and
+writes whatever the recorder decided to the journal through the :class:`TableService`.
+
+Nothing a frame does can stop the loop: a corrupt frame, an exception in vision or in the
+recorder is counted, logged and shown in :class:`Health`, and the next frame is read.
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from pi.capture import CameraError, Frame, FrameSource
+from pi.journal import JournalError, JournalEvent
+from pi.record import GameRecord, RecordError
+from pi.tables import TableService
+from rules.observation import Observation
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+Recognizer = Callable[[Frame], Observation]
+"""Vision: a frame to an observation (it must not raise for a board it cannot find; it
+returns ``Observation(board_found=False)``, but the pipeline survives if it does)."""
+
+RecorderOutput = tuple[str, Mapping[str, Any]]
+"""A journal event kind and its data (see :mod:`pi.record`)."""
+
+
+class MoveRecorder(Protocol):
+    """The recorder as the pipeline drives it (see :mod:`pi.recording` for the real one)."""
+
+    def observe(self, observation: Observation) -> list[RecorderOutput]:
+        """Take one observation; return the events it completes (usually none)."""
+        ...
+
+    def restart(self, record: GameRecord) -> None:
+        """Continue from a game the arbiter changed (take-back, correction, new game)."""
+        ...
+
+
+RESTART_KINDS = frozenset({"game_started", "takeback", "correct"})
+"""Journal events after which the recorder must continue from the journal's game."""
+
+SETTLED_MOTION = 0.01
+SETTLED_OCCLUSION = 0.01
+"""An observation this still and this clear counts as a settled board for the health view."""
+
+
+class LatestSlot(Generic[T]):
+    """A one-place mailbox. ``put(drop=True)`` replaces an unread item (and says so);
+    ``put(drop=False)`` waits until the reader has taken it."""
+
+    def __init__(self) -> None:
+        self._item: T | None = None
+        self._closed = False
+        self._cond = threading.Condition()
+
+    def put(self, item: T, *, drop: bool) -> bool:
+        """Store ``item``; return True if an unread item was thrown away."""
+        with self._cond:
+            if not drop:
+                while self._item is not None and not self._closed:
+                    self._cond.wait()
+            replaced = self._item is not None
+            self._item = item
+            self._cond.notify_all()
+            return replaced
+
+    def take(self, timeout: float | None = None) -> T | None:
+        """The newest item, or None once closed and empty (or after ``timeout``)."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: self._item is not None or self._closed, timeout):
+                return None
+            item, self._item = self._item, None
+            self._cond.notify_all()
+            return item
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """How the live loop is doing, for the board page and ``/api/health``."""
+
+    status: str
+    """``starting``, ``ok``, ``camera lost``, ``board not found``, ``source ended``,
+    ``journal error`` or ``stopped``."""
+    source: str
+    fps: float
+    """Frames analysed per second (last few seconds)."""
+    capture_fps: float
+    latency_ms_median: float | None
+    """From a frame's arrival to the end of its analysis (vision + recorder + journal)."""
+    latency_ms_p95: float | None
+    frames_captured: int
+    frames_processed: int
+    frames_dropped: int
+    frames_corrupt: int
+    errors: int
+    last_error: str | None
+    last_frame_age_s: float | None
+    last_settled_age_s: float | None
+    board_found: bool | None
+    reprojection_error_px: float | None
+    occlusion: float | None
+    moves_recorded: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class _Counters:
+    """Mutable figures behind :class:`Health`, written by the two threads under one lock."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.captured = self.processed = self.dropped = self.corrupt = self.errors = 0
+        self.moves = 0
+        self.last_error: str | None = None
+        self.last_frame: float | None = None
+        self.last_settled: float | None = None
+        self.last_observation: Observation | None = None
+        self.capture_times: deque[float] = deque(maxlen=60)
+        self.process_times: deque[float] = deque(maxlen=60)
+        self.latencies: deque[float] = deque(maxlen=300)
+        self.source_state = "starting"
+
+
+class LivePipeline:
+    """Capture, analyse and record one table until stopped (or the source ends)."""
+
+    def __init__(
+        self,
+        source: FrameSource,
+        recognize: Recognizer,
+        recorder: MoveRecorder,
+        tables: TableService,
+        table_id: str,
+        *,
+        stale_seconds: float = 2.0,
+    ) -> None:
+        self.source = source
+        self.recognize = recognize
+        self.recorder = recorder
+        self.tables = tables
+        self.table_id = table_id
+        self.stale_seconds = stale_seconds
+        self._slot: LatestSlot[Frame] = LatestSlot()
+        self._counters = _Counters()
+        self._recorder_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._unsubscribe: Callable[[], None] | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start both threads (returns at once)."""
+        self._unsubscribe = self.tables.subscribe(self._on_event)
+        self._threads = [
+            threading.Thread(target=self._capture_loop, name="damcam-capture", daemon=True),
+            threading.Thread(target=self._analysis_loop, name="damcam-analysis", daemon=True),
+        ]
+        for t in self._threads:
+            t.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._slot.close()
+        self.source.close()
+        for t in self._threads:
+            t.join(timeout)
+        if self._unsubscribe:
+            self._unsubscribe()
+        with self._counters.lock:
+            self._counters.source_state = "stopped"
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the source has ended and every frame is analysed; True if it has."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for t in self._threads:
+            t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() for t in self._threads)
+
+    def run(self) -> Health:
+        """Run to the end of a recorded source (``damcam record``) and return the figures."""
+        self.start()
+        self.wait()
+        if self._unsubscribe:
+            self._unsubscribe()
+        return self.health()
+
+    # -- the two loops ----------------------------------------------------------------------------
+
+    def _capture_loop(self) -> None:
+        c = self._counters
+        try:
+            with self.source:
+                with c.lock:
+                    c.source_state = "ok"
+                for frame in self.source:
+                    if self._stop.is_set():
+                        break
+                    dropped = self._slot.put(frame, drop=self.source.live)
+                    with c.lock:
+                        c.captured += 1
+                        c.dropped += int(dropped)
+                        c.last_frame = frame.received
+                        c.capture_times.append(frame.received)
+            state = "source ended"
+        except (CameraError, FileNotFoundError) as exc:
+            log.error("capture failed: %s", exc)
+            state = "camera lost"
+            with c.lock:
+                c.errors += 1
+                c.last_error = str(exc)
+        except Exception as exc:  # the source crashed; the game so far is safe in the journal
+            log.exception("capture source %s failed", self.source)
+            state = "camera lost"
+            with c.lock:
+                c.errors += 1
+                c.last_error = f"{type(exc).__name__}: {exc}"
+        with c.lock:
+            c.source_state = "stopped" if self._stop.is_set() else state
+        self._slot.close()
+
+    def _analysis_loop(self) -> None:
+        while (frame := self._slot.take()) is not None:
+            self.process(frame)
+
+    def process(self, frame: Frame) -> list[JournalEvent]:
+        """Analyse one frame and journal what it completes. Never raises."""
+        c = self._counters
+        if frame.image is None:
+            with c.lock:
+                c.corrupt += 1
+                c.last_error = f"frame {frame.index}: {frame.error or 'no image'}"
+            return []
+        written: list[JournalEvent] = []
+        try:
+            observation = self.recognize(frame)
+            with self._recorder_lock:
+                outputs = self.recorder.observe(observation)
+            for kind, data in outputs:
+                written.append(self._journal(kind, data))
+        except JournalError as exc:
+            log.error("%s", exc)
+            with c.lock:
+                c.errors += 1
+                c.last_error = str(exc)
+                c.source_state = "journal error"
+            return written
+        except Exception as exc:  # a bad frame must never stop the loop
+            log.exception("frame %d failed", frame.index)
+            with c.lock:
+                c.errors += 1
+                c.last_error = f"frame {frame.index}: {type(exc).__name__}: {exc}"
+            return written
+        done = time.monotonic()
+        with c.lock:
+            c.processed += 1
+            c.process_times.append(done)
+            c.latencies.append(done - frame.received)
+            c.last_observation = observation
+            c.moves += sum(1 for e in written if e.kind == "move")
+            if (
+                observation.board_found
+                and observation.motion < SETTLED_MOTION
+                and observation.occlusion < SETTLED_OCCLUSION
+            ):
+                c.last_settled = done
+        return written
+
+    def _journal(self, kind: str, data: Mapping[str, Any]) -> JournalEvent:
+        try:
+            return self.tables.record(self.table_id, kind, data)
+        except RecordError as exc:
+            # The recorder and the journal disagree (it should not happen); keep the
+            # evidence for the arbiter rather than lose it.
+            log.error("recorder event %s %s does not fit the game: %s", kind, dict(data), exc)
+            return self.tables.record(
+                self.table_id,
+                "flag",
+                {
+                    "kind": "recorder",
+                    "ply": self.tables.current(self.table_id).ply,
+                    "message": f"{kind} {dict(data)} rejected: {exc}",
+                },
+            )
+
+    def _on_event(self, event: JournalEvent, state: Mapping[str, Any]) -> None:
+        if event.table_id != self.table_id:
+            return
+        if event.kind in RESTART_KINDS or event.data.get("source") == "arbiter":
+            with self._recorder_lock:
+                self.recorder.restart(self.tables.current(self.table_id))
+
+    # -- figures ---------------------------------------------------------------------------
+
+    def health(self) -> Health:
+        c = self._counters
+        now = time.monotonic()
+        with c.lock:
+            lat = sorted(c.latencies)
+            obs = c.last_observation
+            age = None if c.last_frame is None else now - c.last_frame
+            status = c.source_state
+            if status == "ok":
+                if age is not None and age > self.stale_seconds and self.source.live:
+                    status = "camera lost"
+                elif obs is not None and not obs.board_found:
+                    status = "board not found"
+            return Health(
+                status=status,
+                source=str(self.source),
+                fps=_rate(c.process_times, now),
+                capture_fps=_rate(c.capture_times, now),
+                latency_ms_median=round(statistics.median(lat) * 1000, 2) if lat else None,
+                latency_ms_p95=round(lat[int(0.95 * (len(lat) - 1))] * 1000, 2) if lat else None,
+                frames_captured=c.captured,
+                frames_processed=c.processed,
+                frames_dropped=c.dropped,
+                frames_corrupt=c.corrupt,
+                errors=c.errors,
+                last_error=c.last_error,
+                last_frame_age_s=None if age is None else round(age, 3),
+                last_settled_age_s=None
+                if c.last_settled is None
+                else round(now - c.last_settled, 3),
+                board_found=None if obs is None else obs.board_found,
+                reprojection_error_px=None if obs is None else obs.reprojection_error_px,
+                occlusion=None if obs is None else obs.occlusion,
+                moves_recorded=c.moves,
+            )
+
+
+def _rate(times: deque[float], now: float, window: float = 5.0) -> float:
+    """Events per second over the last ``window`` seconds."""
+    recent = [t for t in times if now - t <= window]
+    if len(recent) < 2:
+        return 0.0
+    span = max(recent[-1] - recent[0], 1e-6)
+    return round((len(recent) - 1) / span, 2)
