@@ -51,6 +51,10 @@ class _Tables:
     """``man_steps[color][i][to_bit]``: the man's step onto ``to_bit`` along shift ``i``."""
     king_steps: dict[int, _RayMoves]
     """``king_steps[bit][d]``: (square bit, quiet king move there) along ray ``d``."""
+    start_masks: tuple[int, int]
+    """White's and Black's men at the start."""
+    square_by_name: dict[str, int]
+    """Official square names (as FEN writes them) to squares."""
 
 
 _TABLES: dict[str, _Tables] = {}
@@ -99,6 +103,8 @@ def _build_tables(variant: Variant) -> _Tables:
         up_right=shifts[1],
         man_steps=(man_steps[0], man_steps[1]),  # type: ignore[arg-type]
         king_steps=king_steps,
+        start_masks=(g.mask_of(variant.start_squares[0]), g.mask_of(variant.start_squares[1])),
+        square_by_name={name: sq for sq, name in enumerate(g.names)},
     )
 
 

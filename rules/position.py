@@ -49,7 +49,7 @@ class Position:
     (9, 'W:W31-50:B1-20')
     """
 
-    __slots__ = ("_key", "below", "black", "kings", "turn", "variant", "white")
+    __slots__ = ("below", "black", "kings", "turn", "variant", "white")
 
     variant: Variant
     white: Bitboard
@@ -57,7 +57,6 @@ class Position:
     kings: Bitboard
     turn: Color
     below: tuple[Stack, ...]
-    _key: tuple[object, ...]
 
     def __init__(
         self,
@@ -75,16 +74,25 @@ class Position:
         _set(self, "kings", kings)
         _set(self, "turn", turn)
         _set(self, "below", below)
-        _set(self, "_key", (variant.name, white, black, kings, turn, below))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Position is immutable")
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Position) and self._key == other._key
+        return (
+            isinstance(other, Position)
+            and self.white == other.white
+            and self.black == other.black
+            and self.kings == other.kings
+            and self.turn is other.turn
+            and self.below == other.below
+            and self.variant.name == other.variant.name
+        )
 
     def __hash__(self) -> int:
-        return hash(self._key)
+        # Computed on demand rather than stored: a search makes far more positions than
+        # it hashes.
+        return hash((self.variant.name, self.white, self.black, self.kings, self.turn, self.below))
 
     def __repr__(self) -> str:
         return f"Position.from_fen({self.variant.name!r}, {self.fen()!r})"
@@ -93,12 +101,12 @@ class Position:
 
     @classmethod
     def initial(cls, variant: Variant) -> Position:
+        from rules.movegen import tables
+
         g = variant.geometry
-        white_sq, black_sq = variant.start_squares
+        white, black = tables(variant).start_masks
         below: tuple[Stack, ...] = ((),) * g.square_count if variant.towers else ()
-        return cls(
-            variant, g.mask_of(white_sq), g.mask_of(black_sq), 0, variant.first_to_move, below
-        )
+        return cls(variant, white, black, 0, variant.first_to_move, below)
 
     @classmethod
     def from_stacks(cls, variant: Variant, stacks: dict[Square, Stack], turn: Color) -> Position:
@@ -352,6 +360,8 @@ class Position:
             variant = find_variant(variant)
         g = variant.geometry
         text = fen.strip().strip('"').rstrip(".").strip()
+        if not variant.towers and (quick := _plain_fen(variant, text)) is not None:
+            return quick
         fields = [f.strip() for f in text.split(":")]
         if len(fields) < 2 or fields[0].upper() not in ("W", "B", "?"):
             raise InvalidFenError(f"bad FEN {fen!r}: expected 'W:W...:B...' or 'B:W...:B...'")
@@ -383,6 +393,37 @@ class Position:
             return cls.from_stacks(variant, stacks, turn)
         except ValueError as exc:
             raise InvalidFenError(f"bad FEN {fen!r}: {exc}") from None
+
+
+def _plain_fen(variant: Variant, text: str) -> Position | None:
+    """The common FEN (official square names, ``K`` for kings, no ranges or towers) read
+    straight into bitboards; None for anything else, which the full reader handles."""
+    fields = text.split(":")
+    if len(fields) != 3 or fields[0] not in ("W", "B"):
+        return None
+    from rules.movegen import tables
+
+    names, bits = tables(variant).square_by_name, variant.geometry.bits
+    boards = [0, 0]
+    kings = 0
+    for field, side in zip(fields[1:], ("W", "B"), strict=True):
+        if field[:1] != side:
+            return None
+        if len(field) == 1:
+            continue
+        for token in field[1:].split(","):
+            king = token[:1] == "K"
+            sq = names.get(token[1:] if king else token)
+            if sq is None:
+                return None
+            bit = bits[sq]
+            if (boards[0] | boards[1]) & bit:
+                return None  # given twice: the full reader explains the error
+            boards[side == "B"] |= bit
+            if king:
+                kings |= bit
+    turn = Color.WHITE if fields[0] == "W" else Color.BLACK
+    return Position(variant, boards[0], boards[1], kings, turn)
 
 
 _TOKEN = re.compile(r"^(K?)([A-Za-z]?\d+)(?:-(K?)([A-Za-z]?\d+))?(?:\(([wbWB]+)\))?$")
