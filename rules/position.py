@@ -49,14 +49,10 @@ class Position:
     (9, 'W:W31-50:B1-20')
     """
 
-    __slots__ = ("below", "black", "kings", "turn", "variant", "white")
-
-    variant: Variant
-    white: Bitboard
-    black: Bitboard
-    kings: Bitboard
-    turn: Color
-    below: tuple[Stack, ...]
+    # Read-only properties over private slots: plain attribute stores in __init__ are
+    # several times faster than object.__setattr__, and positions are made in every
+    # search node.
+    __slots__ = ("_below", "_black", "_kings", "_turn", "_variant", "_white")
 
     def __init__(
         self,
@@ -67,16 +63,40 @@ class Position:
         turn: Color,
         below: tuple[Stack, ...] = (),
     ) -> None:
-        _set = object.__setattr__  # one lookup: positions are made in every search node
-        _set(self, "variant", variant)
-        _set(self, "white", white)
-        _set(self, "black", black)
-        _set(self, "kings", kings)
-        _set(self, "turn", turn)
-        _set(self, "below", below)
+        self._variant = variant
+        self._white = white
+        self._black = black
+        self._kings = kings
+        self._turn = turn
+        self._below = below
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("Position is immutable")
+    @property
+    def variant(self) -> Variant:
+        return self._variant
+
+    @property
+    def white(self) -> Bitboard:
+        """Squares whose top piece is White's."""
+        return self._white
+
+    @property
+    def black(self) -> Bitboard:
+        """Squares whose top piece is Black's."""
+        return self._black
+
+    @property
+    def kings(self) -> Bitboard:
+        """Squares whose top piece is a king (either colour)."""
+        return self._kings
+
+    @property
+    def turn(self) -> Color:
+        return self._turn
+
+    @property
+    def below(self) -> tuple[Stack, ...]:
+        """Column draughts: the pieces under each square's top, by square (else empty)."""
+        return self._below
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -184,27 +204,29 @@ class Position:
     def play(self, move: Move) -> Position:
         """The position after a move, which must come from :meth:`legal_moves` (unchecked;
         a column-draughts move is checked square by square, see :func:`rules.columns.play`)."""
-        if self.variant.towers:
+        variant = self._variant
+        if variant.towers:
             from rules import columns
 
             return columns.play(self, move)
-        bits = self.variant.geometry.bits
-        frm, to = bits[move.path[0]], bits[move.path[-1]]
+        bits = variant.geometry.bits
+        path = move.path
+        frm, to = bits[path[0]], bits[path[-1]]
         taken = 0
         for sq in move.captures:
             taken |= bits[sq]
-        white, black, kings = self.white, self.black, self.kings
+        kings = self._kings
         was_king = kings & frm
         kings &= ~(frm | taken)
         if was_king or move.promotes:
             kings |= to
-        if self.turn is Color.WHITE:
-            white = (white & ~frm) | to
-            black &= ~taken
-        else:
-            black = (black & ~frm) | to
-            white &= ~taken
-        return Position(self.variant, white, black, kings, self.turn.other)
+        if self._turn is Color.WHITE:
+            return Position(
+                variant, (self._white & ~frm) | to, self._black & ~taken, kings, Color.BLACK
+            )
+        return Position(
+            variant, self._white & ~taken, (self._black & ~frm) | to, kings, Color.WHITE
+        )
 
     def push_text(self, text: str) -> Position:
         return self.play(self.parse_move(text))
