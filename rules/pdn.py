@@ -57,7 +57,7 @@ _TOKEN = re.compile(
     |(?P<setup>/\s*FEN\s*"(?P<setupfen>[^"]*)"\s*/)
     |(?P<number>\d+\.(?:\.\.)?)
     |(?P<ellipsis>\.\.\.)
-    |(?P<move>(?:(?:[a-hA-H][1-8]|\d{1,2})(?:[ ]?[-x:×][ ]?(?:[a-hA-H][1-8]|\d{1,2}))+
+    |(?P<move>(?:(?:[a-hA-H][1-8]|\d{1,2})D?(?:[ ]?[-x:×][ ]?(?:[a-hA-H][1-8]|\d{1,2})D?)+
               |[a-h][1-8][a-h][1-8])(?P<strength>[!?]+|\([!?]+\))?)
     |(?P<nag>\$\d+)
     |(?P<mark>[!?]+|\([!?]+\))
@@ -168,7 +168,7 @@ class GameBuilder(BaseVisitor[Game]):
             for move in branch:
                 position = position.play(move)
             try:
-                grown += [[*branch, m] for m in position.matching_moves(text)]
+                grown += [[*branch, m] for m in _readings(position, text)]
             except RulesError as exc:
                 if len(self._branches) == 1:
                     self._fail(exc, game.ply + len(branch) + 1)
@@ -639,6 +639,14 @@ def infer_variant(tags: dict[str, str], moves: list[str], fen: str | None = None
     return best
 
 
+def _readings(position: Position, text: str) -> list[Move]:
+    """The legal moves a move text can mean (column draughts: its own notation reader,
+    which settles ambiguity itself)."""
+    if position.variant.towers:
+        return [position.parse_move(text)]
+    return position.matching_moves(text)
+
+
 def _replayable_plies(variant: Variant, moves: list[str], fen: str | None) -> int:
     """How many of the moves replay in a variant (-1 if the FEN does not fit it)."""
     try:
@@ -649,7 +657,7 @@ def _replayable_plies(variant: Variant, moves: list[str], fen: str | None) -> in
         if _JOINED.match(text):
             text = f"{text[:2]}-{text[2:]}"
         try:
-            found = position.matching_moves(text)
+            found = _readings(position, text)
         except RulesError:
             return ply
         if not found:

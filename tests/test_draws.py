@@ -192,3 +192,18 @@ def test_counters_reset_on_man_moves_captures_and_promotion() -> None:
     english = Game.from_moves("english", [], start="B:WK30:B27")
     english.push("27-32")  # a man crowned: the material changed
     assert english.counters[-1] == DrawCounters(0, 0)
+
+
+def test_a_repetition_can_be_claimed_before_the_repeating_move() -> None:
+    # S1 §8.2.3: the player writes the move that would repeat the position a third time
+    # and claims instead of playing it.
+    game = Game.from_moves("russian", [], start="W:WKg1,a3:BKb8,h6")
+    cycle = ["g1-h2", "b8-a7", "h2-g1", "a7-b8"]
+    for move in cycle + cycle[:3]:
+        game.push(move)
+    assert game.draw_status().state is DrawState.NONE  # the position has occurred twice
+    claims = {game.position.move_name(m): s for m, s in game.draws_by_moving()}
+    assert list(claims) == ["a7-b8"]  # it brings back the start a third time
+    assert claims["a7-b8"].state is DrawState.CLAIMABLE
+    assert "S1 §8.2.3" in claims["a7-b8"].detail
+    assert game.ply == 7  # nothing was played
