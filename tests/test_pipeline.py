@@ -138,7 +138,7 @@ def test_live_source_drops_stale_frames_under_load(shared_data: Path) -> None:
     moves = real_moves(shared_data, WK2003, "international", limit=6)
     start = Position.initial(INTERNATIONAL)
     observations = list(
-        scripted_observations(start, moves, fps=200.0, move_seconds=0.1, still_seconds=0.3)
+        scripted_observations(start, moves, fps=200.0, move_seconds=0.1, still_seconds=0.6)
     )
     service = TableService(Journal(":memory:"))
     record = service.start_game("t", INTERNATIONAL)
