@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from pi.record import GameRecord
-from rules import Variant
+from rules import Color, Variant
 from rules.pieces import stack_string
 
 
@@ -69,6 +69,12 @@ def game_state(record: GameRecord, *, include_flags: bool = True) -> dict[str, A
             for p in record.plies
         ],
         "moves_text": record.moves_text(),
+        # Moves completed per player: the arbiter can prove the count at any time
+        # (FMJD III 6.4, 6.15; R-REC-04/05).
+        "move_counts": {
+            color.name.lower(): sum(1 for p in record.plies if p.before.turn is color)
+            for color in (Color.WHITE, Color.BLACK)
+        },
         "tags": record.all_tags(),
         "result": record.result,
         "updated": record.updated,

@@ -12,7 +12,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from pi.config import EventSettings, Settings
+from pi.journal import Journal, JournalEvent
 from pi.server import create_app
+from pi.tables import TableService
 from rules import Position, find_variant
 from tests.pi_support import WK2003, first_game_moves, live_server
 
@@ -76,6 +78,7 @@ def test_websocket_sends_the_state_after_each_move(server: str) -> None:
         state = update["state"]
         assert state["fen"] == "B:W28,31,33-50:B1-20"
         assert state["last_move"]["notation"] == "32-28"
+        assert state["move_counts"] == {"white": 1, "black": 0}
         assert "flags" not in state  # public view
 
 
@@ -233,3 +236,21 @@ def test_broadcast_delay_holds_back_recent_moves(tmp_path: Path) -> None:
         public = httpx.get(f"{url}/broadcast/tables/7.json").json()
         assert public["moves"] == [] and public["fen"] == "W:W31-50:B1-20"
         assert "flags" not in public
+
+
+def test_event_log_replays_idempotently_into_a_hub(server: str, tmp_path: Path) -> None:
+    play(server, ["32-28", "19-23", "28x19"])
+    httpx.post(f"{server}/api/tables/7/arbiter/takeback", json={"ply": 2}, headers=AUTH)
+    game = httpx.get(f"{server}/api/tables/7").json()["game"]
+    url = f"{server}/api/tables/7/games/{game}/events"
+    assert httpx.get(url).status_code == 401  # the audit log is the arbiter's
+    events = [JournalEvent.from_json(e) for e in httpx.get(url, headers=AUTH).json()]
+    assert [e.seq for e in events] == list(range(1, 6))
+    assert [e.kind for e in events] == ["game_started", "move", "move", "move", "takeback"]
+    later = httpx.get(url, params={"after": 3}, headers=AUTH).json()
+    assert [e["seq"] for e in later] == [4, 5]
+    with Journal(tmp_path / "hub.sqlite") as hub:
+        assert hub.import_events(events) == 5
+        assert hub.import_events(events) == 0  # replaying twice stores nothing twice
+        folded = TableService(hub).current("7")
+    assert folded.notations() == ["32-28", "19-23"]

@@ -81,8 +81,11 @@ class NewGameBody(BaseModel):
 
 
 class EventPublic(BaseModel):
+    """One journal event as JSON (:meth:`pi.journal.JournalEvent.to_json`)."""
+
     table: str
     game: str
     seq: int
+    time: float
     kind: str
     data: dict[str, object]

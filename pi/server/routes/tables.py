@@ -10,7 +10,7 @@ from fastapi.responses import PlainTextResponse
 from pi.record import GameRecord
 from pi.scoresheet import game_pdn
 from pi.server.deps import ArbiterDep, TablesDep
-from pi.server.schemas import GameSummary, PositionPublic, TableSummary
+from pi.server.schemas import EventPublic, GameSummary, PositionPublic, TableSummary
 from pi.views import game_state, public_state
 
 router = APIRouter(prefix="/api/tables", tags=["tables"])
@@ -77,6 +77,16 @@ def list_games(table: str, tables: TablesDep) -> list[dict[str, Any]]:
 @router.get("/{table}/games/{game}")
 def game(table: str, game: str, tables: TablesDep) -> dict[str, Any]:
     return game_state(tables.game(table, game), include_flags=False)
+
+
+@router.get("/{table}/games/{game}/events", response_model=list[EventPublic])
+def game_events(
+    table: str, game: str, tables: TablesDep, _: ArbiterDep, after: int = 0
+) -> list[dict[str, Any]]:
+    """The game's journal from sequence number ``after`` on: the audit log (R-BC-07), and
+    what a hall hub pulls; ``(table, game, seq)`` makes importing it twice harmless."""
+    tables.game(table, game)  # 404 for an unknown game
+    return [e.to_json() for e in tables.journal.events(table, game, after_seq=after)]
 
 
 @router.get("/{table}/games/{game}/pdn", response_class=PlainTextResponse)

@@ -145,6 +145,9 @@ function drawHeader(state) {
 }
 
 function drawFlags(state) {
+  const c = state.move_counts;
+  document.getElementById("counts").textContent =
+    `moves played: White ${c.white}, Black ${c.black} · game ${state.game}`;
   const list = document.getElementById("flags");
   list.replaceChildren();
   for (const f of state.flags || []) {
