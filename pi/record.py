@@ -265,14 +265,18 @@ class GameRecord:
             parts.append(p.notation)
         return " ".join(parts)
 
-    def all_tags(self) -> dict[str, str]:
-        """The scoresheet's tags in PDN order: the seven tournament tags (``?`` where
-        unknown, the date of the first event when none was set), GameType, FEN when the
-        game did not start from the initial position, then the others."""
+    def sheet_tags(self) -> dict[str, str]:
+        """The tags set for this game, with the date of its first event when none was set."""
         tags = dict(self.tags)
         if tags.get("Date", "????.??.??") == "????.??.??" and self.started:
             tags["Date"] = time.strftime("%Y.%m.%d", time.gmtime(self.started))
-        return dict(export_tags(Game(self.variant, self.start, tags, self.result)))
+        return tags
+
+    def all_tags(self) -> dict[str, str]:
+        """The scoresheet's tags in PDN order: the seven tournament tags (``?`` where
+        unknown), GameType, FEN when the game did not start from the initial position,
+        then the others."""
+        return dict(export_tags(Game(self.variant, self.start, self.sheet_tags(), self.result)))
 
     # -- changing -----------------------------------------------------------------------------
 

@@ -12,7 +12,9 @@ import math
 from dataclasses import dataclass
 
 from pi.record import GameRecord
-from rules.pdn import StringExporter
+from rules import scoresheet as rules_scoresheet
+from rules.game import Game
+from rules.recorder import RecordedPly
 
 RESULT_TEXT = {
     "2-0": "2-0 (White wins)",
@@ -23,44 +25,46 @@ RESULT_TEXT = {
 }
 
 
-def game_pdn(record: GameRecord, *, columns: int = 80) -> str:
-    """The game as one PDN game (tags, movetext, result), ending with a blank line.
+def scoresheet_games(record: GameRecord) -> list[Game]:
+    """The record as PDN-ready games, cut like the recorder's scoresheet
+    (:mod:`rules.scoresheet`): one game per stretch of legal play, a new one (with its FEN)
+    wherever play went on from a position no legal move reaches (I 5.7). Each move carries
+    its time since the game started; the arbiter's flags, the resyncs and the corrections
+    are comments after the ply they concern."""
+    plies = [
+        RecordedPly(p.number, p.notation, p.move, p.before, p.after, p.time - record.started)
+        for p in record.plies
+    ]
+    games = rules_scoresheet.games(
+        record.start, plies, record.position, tags=record.sheet_tags(), result=record.result
+    )
+    segments = rules_scoresheet.segments(record.start, plies, record.position)
+    ends = [s.first_ply for s in segments[1:]] + [record.ply]
+    for ply, text in _notes(record):
+        i = next((i for i, end in enumerate(ends) if ply <= end), len(segments) - 1)
+        where = min(max(ply - segments[i].first_ply, 0), games[i].ply)
+        games[i].comments[where] = f"{games[i].comments.get(where, '')} {text}".strip()
+    return games
 
-    Written with the rules core's :class:`~rules.pdn.StringExporter`, driven from the
-    record rather than from a ``Game``: after a resync (the game went on from a position no
-    legal move reaches, I 5.7) the moves no longer replay from the start, and the
-    comment says from which position they do.
-    """
-    notes: dict[int, list[str]] = {}
-    for f in record.flags:
-        text = f.kind + (f" ({f.article})" if f.article else "")
-        text += f": {f.message}" if f.message else ""
-        notes.setdefault(f.ply, []).append(text)
-    for r in record.resyncs:
-        notes.setdefault(r.after_ply, []).append(
-            f"position from the board: {r.position.fen()}" + (f" ({r.reason})" if r.reason else "")
-        )
-    for p in record.plies:
-        if p.corrected:
-            notes.setdefault(p.number, []).append("corrected by the arbiter")
-    writer = StringExporter(columns=columns)
-    writer.begin_game(record.variant, record.start)
-    for name, value in record.all_tags().items():
-        writer.visit_tag(name, value)
-    writer.end_tags()
-    if 0 in notes:
-        writer.visit_comment("; ".join(notes[0]))
-    for p in record.plies:
-        writer.visit_move(p.notation)
-        if p.number in notes:
-            writer.visit_comment("; ".join(notes[p.number]))
-    writer.visit_result(record.result)
-    return writer.result() + "\n"
+
+def game_pdn(record: GameRecord) -> str:
+    """The scoresheet as PDN text: one game, or several after a resync (see above)."""
+    return "".join(g.pdn() + "\n" for g in scoresheet_games(record))
 
 
 def games_pdn(records: list[GameRecord]) -> str:
-    """Several games in one PDN file (the broadcast feed)."""
+    """Several tables' games in one PDN file (the broadcast feed)."""
     return "".join(game_pdn(r) for r in records)
+
+
+def _notes(record: GameRecord) -> list[tuple[int, str]]:
+    notes = []
+    for f in record.flags:
+        text = f"ply {f.ply}: {f.kind.replace('_', ' ')}" + (f" ({f.article})" if f.article else "")
+        notes.append((f.ply, text + (f": {f.message}" if f.message else "")))
+    notes += [(r.after_ply, f"board: {r.reason}") for r in record.resyncs if r.reason]
+    notes += [(p.number, "corrected by the arbiter") for p in record.plies if p.corrected]
+    return notes
 
 
 @dataclass(frozen=True, slots=True)

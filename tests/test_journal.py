@@ -9,8 +9,10 @@ import pytest
 
 from pi.journal import Journal, JournalError, JournalEvent
 from pi.record import GameRecord, RecordError
+from pi.scoresheet import game_pdn
 from pi.tables import TableService, UnknownTableError
 from rules import Position, find_variant
+from rules.pdn import read_games_text
 from tests.pi_support import USSR1947, WK2003, first_game_moves
 
 
@@ -154,6 +156,12 @@ def test_resync_continues_from_the_board_position() -> None:
     record = service.current("t")
     assert record.position == Position.from_fen("international", fen).push_text("19-23")
     assert record.position_before(2).fen() == fen
+    # The scoresheet stays valid PDN: a second game from the board's position.
+    service.record("t", "flag", {"kind": "pieces_removed", "ply": 1, "article": "I 5.4.7"})
+    first, second = read_games_text(game_pdn(service.current("t")))
+    assert (first.notations, first.errors) == (["32-28"], [])
+    assert (second.start.fen(), second.notations, second.errors) == (fen, ["19-23"], [])
+    assert "pieces removed (I 5.4.7)" in first.comments[1]
 
 
 def test_unknown_table_is_named() -> None:
