@@ -111,3 +111,18 @@ def test_pi_camera_off_a_pi_says_how_to_install_it() -> None:
             PiCameraSource(CameraSettings()).open()
     else:
         pytest.skip("picamera2 is installed: this is a Pi, the hardware test applies")
+
+
+def test_pi_camera_delivers_both_streams_on_a_pi() -> None:
+    """A hardware test: runs only on a Raspberry Pi with a camera (skips elsewhere)."""
+    pytest.importorskip("picamera2", reason="SKIPPED (no picamera2: not a Raspberry Pi)")
+    settings = CameraSettings(settle_seconds=0.5)
+    with PiCameraSource(settings) as source:
+        frames = []
+        for frame in source:
+            frames.append(frame)
+            if len(frames) == 5:
+                break
+    assert all(f.image is not None and f.image.shape == (480, 640, 3) for f in frames)
+    assert all(f.full is not None and f.full.shape[:2] == (960, 1280) for f in frames)
+    assert [f.time for f in frames] == sorted(f.time for f in frames)
