@@ -84,7 +84,7 @@ class RecorderConfig:
     """A frame whose board fit is worse is dropped."""
     square_occluded_fraction: float = 0.3
     """A square hidden more than this carries no evidence in that frame."""
-    probability_floor: float = 1e-4
+    probability_floor: float = 1e-2
     """Probabilities below this count as this (one bad reading cannot veto a hypothesis)."""
     confident_square_nats: float = 2.0
     """Evidence margin for a square's top to count as read."""
@@ -253,7 +253,7 @@ class Recorder:
         self._candidates: list[_Candidate] | None = None
         self._pending_picture: Picture | None = None
         self._pending_since = 0.0
-        self._searched: dict[tuple[Position, Picture], list[Seq]] = {}
+        self._searched: dict[tuple[Position, Picture], tuple[list[Seq], bool]] = {}
         self._restore: _Restore | None = None
         self._game = Game(variant, self.start)
         self._draw_key: tuple[DrawState, DrawRule | None] = (DrawState.NONE, None)
@@ -423,9 +423,8 @@ class Recorder:
             return
         cfg = self.config
         if waited >= cfg.catch_up_wait_seconds and self._seen_picture:
-            sequences = self._catch_up(picture)
+            sequences, settled = self._catch_up(picture)
             # sequences that end differently disagree on a square not read yet: wait for it
-            settled = len({self._final(seq) for seq in sequences}) == 1
             if sequences and (settled or waited >= cfg.irregularity_wait_seconds):
                 alternatives = tuple(" ".join(self._names(seq)) for seq in sequences[1:6])
                 self._pending_picture = None
@@ -484,27 +483,24 @@ class Recorder:
 
     # -- catch-up search --------------------------------------------------------------------------
 
-    def _catch_up(self, picture: Picture) -> list[Seq]:
-        """Sequences of 2..``catch_up_plies`` legal plies whose end fits the picture exactly,
-        the shortest found, best first.
+    def _catch_up(self, picture: Picture) -> tuple[list[Seq], bool]:
+        """Sequences of 2..``catch_up_plies`` legal plies whose end fits the picture exactly:
+        the shortest ones, and whether every fitting sequence of any length ends in the same
+        position (if not, a square not read yet would tell them apart).
 
         Pruning: ``r`` more plies change at most ``2 r`` squares plus one per piece they
         capture, and captures only remove pieces, so a node whose mismatch with the picture
         is larger than that cannot lead to it; nor can one that needs more pieces of a
         colour to arrive or leave than that colour's plies allow
-        (:meth:`Picture.reachable`). A quiet ply that takes a piece straight back where it
-        came from explains nothing and is not searched. Nodes are memoised, so
-        transpositions are expanded once.
+        (:meth:`Picture.reachable`). Nodes are memoised, so transpositions are expanded once.
         """
         key = (self.position, picture)
         if key in self._searched:
             return self._searched[key]
-        memo: dict[tuple[Position, int, Bitboard, frozenset[tuple[Square, Square]]], list[Seq]] = {}
+        memo: dict[tuple[Position, int, Bitboard], list[Seq]] = {}
         picture_pieces = (picture.white | picture.black).bit_count()
 
-        def search(
-            pos: Position, left: int, tol: Bitboard, undo: frozenset[tuple[Square, Square]]
-        ) -> list[Seq]:
+        def search(pos: Position, left: int, tol: Bitboard) -> list[Seq]:
             wrong = picture.mismatch(pos, tol)
             if left == 0:
                 return [()] if wrong == 0 else []
@@ -515,28 +511,24 @@ class Recorder:
             white, black = (mover, other) if pos.turn is Color.WHITE else (other, mover)
             if not picture.reachable(pos, tol, white, black):
                 return []
-            node = (pos, left, tol, undo)
+            node = (pos, left, tol)
             if node in memo:
                 return memo[node]
             found: list[Seq] = []
             for m in pos.legal_moves():
-                if (m.path[0], m.path[-1]) in undo:
-                    continue
-                nxt = pos.play(m)
-                # within four plies a side moves twice at most: a piece going straight back
-                later = undo | {(m.path[-1], m.path[0])} if not m.captures else undo
-                for rest in search(nxt, left - 1, _moved_tolerance(pos, m, tol), later):
+                for rest in search(pos.play(m), left - 1, _moved_tolerance(pos, m, tol)):
                     found.append((m, *rest))
             memo[node] = found
             return found
 
-        result: list[tuple[Move, ...]] = []
-        for depth in range(2, self.config.catch_up_plies + 1):
-            result = search(self.position, depth, self._tolerate, frozenset())
-            if result:
-                break
-        self._searched[key] = result
-        return result
+        by_depth = [
+            search(self.position, depth, self._tolerate)
+            for depth in range(2, self.config.catch_up_plies + 1)
+        ]
+        shortest = next((found for found in by_depth if found), [])
+        finals = {self._final(seq) for found in by_depth for seq in found}
+        self._searched[key] = (shortest, len(finals) == 1)
+        return self._searched[key]
 
     def _final(self, moves: Seq) -> Position:
         pos = self.position
