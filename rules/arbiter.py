@@ -27,6 +27,7 @@ from rules.position import Position
 from rules.variants import CaptureRule, Color, Variant
 
 K = IrregularityKind
+_MOST_DISPLACED_SQUARES = 4
 
 # Articles per rule family: FMJD international (I), IDF draughts-64 and its annexes (S1),
 # the column-draughts Code (§1.14). English checkers follows the IDF wording here.
@@ -340,9 +341,12 @@ def _pieces_removed(p: Position, pic: Picture, tol: Bitboard) -> Finding | None:
 
 
 def _pieces_displaced(p: Position, pic: Picture, tol: Bitboard) -> Finding | None:
-    """The same pieces, on other squares (S1 §9.3, I 5.5): the offender restores them."""
+    """The same pieces, on other squares (S1 §9.3, I 5.5): the offender restores them.
+
+    Two pieces at most: a board rearranged further is more likely a game that ran on
+    unseen, and is reported as unexplained rather than blamed on a player."""
     wrong = pic.mismatch(p, tol)
-    if not wrong:
+    if not wrong or wrong.bit_count() > _MOST_DISPLACED_SQUARES:
         return None
     seen = Picture.of_position(p)
     before = [seen.top(sq) for sq in p.variant.geometry.squares_of(wrong)]

@@ -253,7 +253,7 @@ class Recorder:
         self._candidates: list[_Candidate] | None = None
         self._pending_picture: Picture | None = None
         self._pending_since = 0.0
-        self._searched: dict[tuple[Position, Picture], tuple[list[Seq], bool]] = {}
+        self._searched: dict[tuple[Position, Picture], list[Seq]] = {}
         self._restore: _Restore | None = None
         self._game = Game(variant, self.start)
         self._draw_key: tuple[DrawState, DrawRule | None] = (DrawState.NONE, None)
@@ -423,12 +423,20 @@ class Recorder:
             return
         cfg = self.config
         if waited >= cfg.catch_up_wait_seconds and self._seen_picture:
-            sequences, settled = self._catch_up(picture)
-            # sequences that end differently disagree on a square not read yet: wait for it
+            sequences = self._catch_up(picture)
+            settled = len({self._final(seq) for seq in sequences}) == 1
             if sequences and (settled or waited >= cfg.irregularity_wait_seconds):
-                alternatives = tuple(" ".join(self._names(seq)) for seq in sequences[1:6])
+                # one end fits: record the shortest way there (other orders of the same
+                # moves are the arbiter's to choose); or, out of time, the first found
+                shortest = [seq for seq in sequences if len(seq) == len(sequences[0])]
+                alternatives = tuple(" ".join(self._names(seq)) for seq in shortest[1:6])
                 self._pending_picture = None
                 self._record_plies(sequences[0], window_start, picture, alternatives)
+                return
+            common = _common_prefix(sequences)
+            if common:
+                # the ends differ on squares not read yet; the plies all share are certain
+                self._record_plies(common, window_start, picture, ())
                 return
         if (
             waited < cfg.irregularity_wait_seconds
@@ -483,10 +491,9 @@ class Recorder:
 
     # -- catch-up search --------------------------------------------------------------------------
 
-    def _catch_up(self, picture: Picture) -> tuple[list[Seq], bool]:
-        """Sequences of 2..``catch_up_plies`` legal plies whose end fits the picture exactly:
-        the shortest ones, and whether every fitting sequence of any length ends in the same
-        position (if not, a square not read yet would tell them apart).
+    def _catch_up(self, picture: Picture) -> list[Seq]:
+        """Every sequence of 2..``catch_up_plies`` legal plies whose end fits the picture
+        exactly, shortest first.
 
         Pruning: ``r`` more plies change at most ``2 r`` squares plus one per piece they
         capture, and captures only remove pieces, so a node whose mismatch with the picture
@@ -525,9 +532,7 @@ class Recorder:
             search(self.position, depth, self._tolerate)
             for depth in range(2, self.config.catch_up_plies + 1)
         ]
-        shortest = next((found for found in by_depth if found), [])
-        finals = {self._final(seq) for found in by_depth for seq in found}
-        self._searched[key] = (shortest, len(finals) == 1)
+        self._searched[key] = [seq for found in by_depth for seq in found]
         return self._searched[key]
 
     def _final(self, moves: Seq) -> Position:
@@ -757,6 +762,16 @@ class Recorder:
     def board_result(self) -> str:
         """The result the board shows (``*`` while play goes on), for the arbiter to confirm."""
         return self._game.board_result()
+
+
+def _common_prefix(sequences: list[Seq]) -> Seq:
+    """The plies every sequence starts with."""
+    if not sequences:
+        return ()
+    n = 0
+    while all(len(seq) > n and seq[n] == sequences[0][n] for seq in sequences):
+        n += 1
+    return sequences[0][:n]
 
 
 def _conflict(a: Picture, b: Picture) -> bool:
