@@ -280,7 +280,13 @@ class Recorder:
             return []
         self._add(frame)
         if self._is_stable():
-            self._decide(frame.time)
+            try:
+                self._decide(frame.time)
+            except ValueError:
+                # a picture the rules core refuses (its errors are ValueErrors): the live
+                # loop must not die on it; what is recorded stays, the evidence starts over
+                log.exception("frame %s at %.3f s: picture not usable", obs.frame_index, obs.time)
+                self._window.clear()
         return self.messages[before:]
 
     def _frame(self, obs: Observation) -> _Frame | None:
