@@ -253,7 +253,9 @@ class Recorder:
         self._candidates: list[_Candidate] | None = None
         self._pending_picture: Picture | None = None
         self._pending_since = 0.0
-        self._searched: dict[tuple[Position, Picture], list[Seq]] = {}
+        self._searched: dict[tuple[Position, Picture, tuple[Seq, ...]], list[Seq]] = {}
+        self._open: tuple[Seq, ...] = ()
+        """Sequences an earlier picture fitted, ending differently on squares not read."""
         self._restore: _Restore | None = None
         self._game = Game(variant, self.start)
         self._draw_key: tuple[DrawState, DrawRule | None] = (DrawState.NONE, None)
@@ -430,7 +432,7 @@ class Recorder:
         cfg = self.config
         if waited >= cfg.catch_up_wait_seconds and self._seen_picture:
             sequences = self._catch_up(picture)
-            settled = len({self._final(seq) for seq in sequences}) == 1
+            settled = len({self._after(seq)[0] for seq in sequences}) == 1
             if sequences and (settled or waited >= cfg.irregularity_wait_seconds):
                 # one end fits: record the shortest way there (other orders of the same
                 # moves are the arbiter's to choose); or, out of time, the first found
@@ -443,6 +445,8 @@ class Recorder:
             if common:
                 # the ends differ on squares not read yet; the plies all share are certain
                 self._record_plies(common, window_start, picture, ())
+            self._open = tuple(seq[len(common) :] for seq in sequences)
+            if common:
                 return
         if (
             waited < cfg.irregularity_wait_seconds
@@ -499,53 +503,28 @@ class Recorder:
 
     def _catch_up(self, picture: Picture) -> list[Seq]:
         """Every sequence of 2..``catch_up_plies`` legal plies whose end fits the picture
-        exactly, shortest first.
-
-        Pruning: ``r`` more plies change at most ``2 r`` squares plus one per piece they
-        capture, and captures only remove pieces, so a node whose mismatch with the picture
-        is larger than that cannot lead to it; nor can one that needs more pieces of a
-        colour to arrive or leave than that colour's plies allow
-        (:meth:`Picture.reachable`). Nodes are memoised, so transpositions are expanded once.
-        """
-        key = (self.position, picture)
-        if key in self._searched:
-            return self._searched[key]
-        memo: dict[tuple[Position, int, Bitboard], list[Seq]] = {}
-        picture_pieces = (picture.white | picture.black).bit_count()
-
-        def search(pos: Position, left: int, tol: Bitboard) -> list[Seq]:
-            wrong = picture.mismatch(pos, tol)
-            if left == 0:
-                return [()] if wrong == 0 else []
-            excess = (pos.white | pos.black).bit_count() - picture_pieces
-            if wrong.bit_count() > 2 * left + max(excess, 0):
-                return []
-            mover, other = (left + 1) // 2, left // 2
-            white, black = (mover, other) if pos.turn is Color.WHITE else (other, mover)
-            if not picture.reachable(pos, tol, white, black):
-                return []
-            node = (pos, left, tol)
-            if node in memo:
-                return memo[node]
-            found: list[Seq] = []
-            for m in pos.legal_moves():
-                for rest in search(pos.play(m), left - 1, _moved_tolerance(pos, m, tol)):
-                    found.append((m, *rest))
-            memo[node] = found
-            return found
-
-        by_depth = [
-            search(self.position, depth, self._tolerate)
-            for depth in range(2, self.config.catch_up_plies + 1)
-        ]
-        self._searched[key] = [seq for found in by_depth for seq in found]
+        exactly, shortest first. If there is none, but an earlier picture fitted several
+        sequences that ended differently (on squares not read then), the game went on from
+        one of them: their extensions by one or two plies are tried."""
+        key = (self.position, picture, self._open)
+        if key not in self._searched:
+            found = _sequences(
+                self.position, self._tolerate, picture, range(2, self.config.catch_up_plies + 1)
+            )
+            if not found:
+                for seq in self._open:
+                    end, tol = self._after(seq)
+                    found += [(*seq, *more) for more in _sequences(end, tol, picture, range(1, 3))]
+            self._searched[key] = found
         return self._searched[key]
 
-    def _final(self, moves: Seq) -> Position:
-        pos = self.position
+    def _after(self, moves: Seq) -> tuple[Position, Bitboard]:
+        """The position after some plies from the current one, and where kings may look
+        like men then."""
+        pos, tol = self.position, self._tolerate
         for m in moves:
-            pos = pos.play(m)
-        return pos
+            pos, tol = pos.play(m), _moved_tolerance(pos, m, tol)
+        return pos, tol
 
     def _names(self, moves: tuple[Move, ...]) -> list[str]:
         out, pos = [], self.position
@@ -634,6 +613,7 @@ class Recorder:
         self.position = position
         self._candidates = None
         self._searched.clear()
+        self._open = ()
 
     def _flag(self, finding: arbiter.Finding, time: float) -> None:
         ply = self.ply + 1 if finding.is_move else self.ply
@@ -768,6 +748,42 @@ class Recorder:
     def board_result(self) -> str:
         """The result the board shows (``*`` while play goes on), for the arbiter to confirm."""
         return self._game.board_result()
+
+
+def _sequences(start: Position, tolerate: Bitboard, picture: Picture, depths: range) -> list[Seq]:
+    """Every sequence of legal plies from ``start``, of a length in ``depths``, whose end
+    fits the picture exactly (shortest first).
+
+    Pruning: ``r`` more plies change at most ``2 r`` squares plus one per piece they
+    capture, and captures only remove pieces, so a node whose mismatch with the picture is
+    larger than that cannot lead to it; nor can one that needs more pieces of a colour to
+    arrive or leave than that colour's plies allow (:meth:`Picture.reachable`). Nodes are
+    memoised, so transpositions are expanded once.
+    """
+    memo: dict[tuple[Position, int, Bitboard], list[Seq]] = {}
+    picture_pieces = (picture.white | picture.black).bit_count()
+
+    def search(pos: Position, left: int, tol: Bitboard) -> list[Seq]:
+        wrong = picture.mismatch(pos, tol)
+        if left == 0:
+            return [()] if wrong == 0 else []
+        excess = (pos.white | pos.black).bit_count() - picture_pieces
+        if wrong.bit_count() > 2 * left + max(excess, 0):
+            return []
+        mover, other = (left + 1) // 2, left // 2
+        white, black = (mover, other) if pos.turn is Color.WHITE else (other, mover)
+        if not picture.reachable(pos, tol, white, black):
+            return []
+        node = (pos, left, tol)
+        if node not in memo:
+            memo[node] = [
+                (m, *rest)
+                for m in pos.legal_moves()
+                for rest in search(pos.play(m), left - 1, _moved_tolerance(pos, m, tol))
+            ]
+        return memo[node]
+
+    return [seq for depth in depths for seq in search(start, depth, tolerate)]
 
 
 def _common_prefix(sequences: list[Seq]) -> Seq:
