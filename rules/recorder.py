@@ -39,6 +39,7 @@ import math
 from dataclasses import dataclass
 
 from rules import arbiter, scoresheet
+from rules.appearance import view
 from rules.draws import DrawRule, DrawState
 from rules.events import (
     DrawNoticed,
@@ -194,15 +195,18 @@ class _Candidate:
     tops: tuple[int, ...]
     """The top an overhead camera sees on each square; kings that may still look like
     men are negative (``-top``)."""
+    heights: tuple[int, ...]
+    """The number of pieces on each square."""
 
     @classmethod
     def of(cls, moves: tuple[Move, ...], after: Position, tolerate: Bitboard) -> _Candidate:
         bits = after.variant.geometry.bits
-        tops = []
-        for sq in after.variant.geometry.squares:
-            top = int(Top.of(after.piece_at(sq)))
-            tops.append(-top if tolerate & bits[sq] and after.kings & bits[sq] else top)
-        return cls(moves, after, tolerate, tuple(tops))
+        seen = view(after)
+        tops = tuple(
+            -int(sv.top) if tolerate & bits[sq] and after.kings & bits[sq] else int(sv.top)
+            for sq, sv in enumerate(seen)
+        )
+        return cls(moves, after, tolerate, tops, tuple(sv.height for sv in seen))
 
 
 @dataclass(slots=True)
@@ -479,14 +483,14 @@ class Recorder:
             # a tolerated king (negative) may still look like a man (top - 1)
             total += s[top] if top >= 0 else max(s[-top], s[-top - 1])
         if self.variant.towers:
-            total += self._height_score(cand.after)
+            total += self._height_score(cand)
         return total
 
-    def _height_score(self, after: Position) -> float:
+    def _height_score(self, cand: _Candidate) -> float:
         window = self._window
         return sum(
-            window.height_log_likelihood(sq, len(after.stack(sq)))
-            for sq in range(self._n)
+            window.height_log_likelihood(sq, height)
+            for sq, height in enumerate(cand.heights)
             if window.heights[sq][0]
         )
 
