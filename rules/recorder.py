@@ -464,11 +464,14 @@ class Recorder:
         self._seen_picture = True
         if finding is None:
             self._emit(PositionUnexplained(self.ply, picture.grid(), window_start))
+            mover = _mover(self.position, picture)
             self._resync(
-                picture.position(self.position.turn.other, self.position),
+                picture.position(
+                    self.position.turn if mover is None else mover.other, self.position
+                ),
                 window_start,
                 "position unexplained",
-                is_move=True,
+                is_move=mover is not None,
                 notation="?",
             )
             return
@@ -788,6 +791,19 @@ def _sequences(start: Position, tolerate: Bitboard, picture: Picture, depths: ra
         return memo[node]
 
     return [seq for depth in depths for seq in search(start, depth, tolerate)]
+
+
+def _mover(position: Position, picture: Picture) -> Color | None:
+    """Who seems to have moved: the only colour with pieces on squares that did not hold
+    them; the side to move when both have; None when no piece arrived anywhere."""
+    known = picture.known
+    white = picture.white & ~position.white & known
+    black = picture.black & ~position.black & known
+    if not white and not black:
+        return None
+    if white and black:
+        return position.turn
+    return Color.WHITE if white else Color.BLACK
 
 
 def _common_prefix(sequences: list[Seq]) -> Seq:

@@ -328,3 +328,29 @@ def test_scoresheet_continues_after_an_irregularity_with_a_fen_and_the_article(
     assert second.start == recorder.record[flag.ply - 1].after
     assert flag.article in first.comments[first.ply]
     assert "[%time" in first.comments[1]
+
+
+def test_a_board_no_hypothesis_explains_is_reported_and_followed() -> None:
+    """Three white men moved at once: no named irregularity fits; the recorder says so,
+    takes White as the mover and follows the board (Black to move)."""
+    variant = find_variant("international")
+    start = Position.initial(variant)
+    stacks = dict(start.stacks())
+    g = variant.geometry
+    for frm, to in (("31", "26"), ("32", "27"), ("33", "29")):
+        stacks[g.parse_square(to)] = stacks.pop(g.parse_square(frm))
+    board = Position.from_stacks(variant, stacks, start.turn.other)
+    sim = Simulator(variant, NOISE, seed=12)
+    sim.settle(tops_of(start))
+    sim.show(tops_of(board), STAND_FRAMES)
+    after = sim.play(board, board.parse_move("19-23"))
+    sim.settle(tops_of(after), 20)
+    recorder = _run(sim, "international")
+    assert recorder.flags == []
+    assert [type(e).__name__ for e in recorder.events] == [
+        "PositionUnexplained",
+        "Resynchronised",
+        "MoveRecorded",
+    ]
+    assert recorder.position == after
+    assert [r.notation for r in recorder.record] == ["?", "19-23"]
