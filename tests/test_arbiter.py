@@ -354,3 +354,13 @@ def test_a_board_no_hypothesis_explains_is_reported_and_followed() -> None:
     ]
     assert recorder.position == after
     assert [r.notation for r in recorder.record] == ["?", "19-23"]
+
+
+def test_scoresheet_after_pieces_removed_between_moves(shared_data: Path) -> None:
+    recorder = _after_injection(shared_data, _pieces_removed, restore=False)
+    (flag,) = recorder.flags
+    first, second = read_games_text(recorder.scoresheet())
+    assert first.ply == flag.ply and second.ply == 2
+    assert second.start == recorder.record[flag.ply].before
+    assert "resynchronised" in second.comments[0]
+    assert flag.article in first.comments[first.ply]
