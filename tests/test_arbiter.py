@@ -188,7 +188,7 @@ def _run(sim: Simulator, variant: str) -> Recorder:
     return recorder
 
 
-@pytest.mark.parametrize("variant", ["international", "russian"])
+@pytest.mark.parametrize("variant", ["international", "russian", "english", "italian"])
 @pytest.mark.parametrize(
     ("kind", "finder", "is_move"), INJECTIONS, ids=[k.value for k, *_ in INJECTIONS]
 )
@@ -227,7 +227,7 @@ def _promotion_game(shared_data: Path, variant: str) -> tuple[RealGame, int]:
     pytest.skip(f"no {variant} game in the shared data crowns a man")
 
 
-@pytest.mark.parametrize("variant", ["international", "russian"])
+@pytest.mark.parametrize("variant", ["international", "russian", "english", "italian"])
 def test_crowning_a_moment_late_is_no_irregularity(shared_data: Path, variant: str) -> None:
     game, _k = _promotion_game(shared_data, variant)
     sim = Simulator(game.variant, Noise(late_crowning_rate=1.0, square_error_rate=0.01), seed=1)
@@ -237,7 +237,7 @@ def test_crowning_a_moment_late_is_no_irregularity(shared_data: Path, variant: s
     assert [r.move for r in recorder.record] == list(game.moves)
 
 
-@pytest.mark.parametrize("variant", ["international", "russian"])
+@pytest.mark.parametrize("variant", ["international", "russian", "english", "italian"])
 def test_man_left_uncrowned_is_flagged_when_the_opponent_moves(
     shared_data: Path, variant: str
 ) -> None:
@@ -253,7 +253,7 @@ def test_man_left_uncrowned_is_flagged_when_the_opponent_moves(
     assert [r.move for r in recorder.record] == list(game.moves[: k + 4])
 
 
-@pytest.mark.parametrize("variant", ["international", "russian"])
+@pytest.mark.parametrize("variant", ["international", "russian", "english", "italian"])
 def test_king_losing_its_crown_is_flagged_and_stays_a_king(shared_data: Path, variant: str) -> None:
     game, k = _promotion_game(shared_data, variant)
     sim = Simulator(game.variant, NOISE, seed=3)
@@ -274,7 +274,7 @@ def test_king_losing_its_crown_is_flagged_and_stays_a_king(shared_data: Path, va
     assert [r.move for r in recorder.record] == list(game.moves[: k + 6])
 
 
-@pytest.mark.parametrize("variant", ["international", "russian"])
+@pytest.mark.parametrize("variant", ["international", "russian", "english", "italian"])
 def test_board_turned_half_a_turn_is_flagged_and_the_game_still_recorded(
     shared_data: Path, variant: str
 ) -> None:
