@@ -98,14 +98,18 @@ def _fits(picture: Picture, position: Position, tolerate: Bitboard) -> bool:
 
 
 def _board_rotated(p: Position, pic: Picture, tol: Bitboard) -> Finding | None:
-    """The board was turned half a turn (I 2.4, 5.1): the game must be annulled."""
+    """The board reads turned half a turn (I 2.4, 5.1).
+
+    A half turn keeps the dark squares where they were, so what changed is where the
+    camera's calibration puts square 1 against where the players sit; the arbiter checks
+    the board's placement (a wrongly placed board annuls the game, I 5.1)."""
     turned = pic.rotated()
     if _fits(pic, p, tol) or not _fits(turned, p, tol) or turned.known == 0:
         return None
     return Finding(
         K.BOARD_ROTATED,
-        "the board reads as the known position turned half a turn; "
-        "the dark corner is not on each player's left",
+        "the board reads as the known position turned half a turn: White plays from the "
+        "side the calibration gives to Black; check the board's placement",
         (),
         p,
         is_move=False,
