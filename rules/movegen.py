@@ -170,8 +170,13 @@ def _quiet_moves(
             to = targets & -targets
             targets ^= to
             moves.append(table[to])
-    my_kings = me & kings
-    flying = variant.flying_kings
+    if me & kings:
+        moves += _king_quiet_moves(t, me & kings, empty, variant.flying_kings)
+    return moves
+
+
+def _king_quiet_moves(t: _Tables, my_kings: int, empty: int, flying: bool) -> list[Move]:
+    moves: list[Move] = []
     while my_kings:
         k = my_kings & -my_kings
         my_kings ^= k
@@ -202,18 +207,8 @@ def count_legal_moves(position: Position, *, keep_duplicates: bool = False) -> i
     count = 0
     for shift in (t.up_left, t.up_right):
         count += (((men >> shift) if white_to_move else (men << shift)) & empty).bit_count()
-    my_kings = me & kings
-    flying = variant.flying_kings
-    while my_kings:
-        k = my_kings & -my_kings
-        my_kings ^= k
-        for ray in t.rays[k]:
-            for b in ray:
-                if not b & empty:
-                    break
-                count += 1
-                if not flying:
-                    break
+    if me & kings:  # kings are few: listing their moves costs little
+        count += len(_king_quiet_moves(t, me & kings, empty, variant.flying_kings))
     return count
 
 
