@@ -16,9 +16,10 @@ Readings chosen where the digests list an ambiguity (``../shared/rules``):
   configuration arises and restarts whenever the material changes (digest §17.3); the
   draw is reached after 16 (5) moves by each player.
 * **Draughts-64** (S1 §8.2.4-8.2.25): articles that say "its own N moves" count the
-  stronger side's moves from the moment the configuration arose; the others (§8.2.14 and
-  §8.2.25) count N moves by each side. "A king on the main road" is tested on the current
-  position (it must hold throughout). Under S2 §9.3 these draws are obtained by applying
+  stronger side's moves since the material last changed (the moment the balance of forces
+  arose, §8.2.15); the others (§8.2.14 and §8.2.25) count N moves by each side. Placement
+  conditions ("a king on the main road", men on named squares) are tested on the current
+  position only, not over the whole count. Under S2 §9.3 these draws are obtained by applying
   to the arbiter, so every draughts-64 rule is *claimable*, never automatic (digest §9).
   The Portuguese annex keeps S1 §8.2.1-8.2.8, §8.2.13-8.2.14 and §8.2.24-8.2.25 (PT §8.2);
   since it does not say which squares §8.2.13 means on its mirrored board, the §8.2.13
