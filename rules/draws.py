@@ -346,11 +346,12 @@ def material(position: Position) -> tuple[object, ...]:
         from rules.pieces import stack_string
 
         return tuple(sorted(Counter(stack_string(st) for _sq, st in position.stacks()).items()))
+    white, black, kings = position.white, position.black, position.kings
     return (
-        position.count(Color.WHITE, kings=False),
-        position.count(Color.WHITE, kings=True),
-        position.count(Color.BLACK, kings=False),
-        position.count(Color.BLACK, kings=True),
+        (white & ~kings).bit_count(),
+        (white & kings).bit_count(),
+        (black & ~kings).bit_count(),
+        (black & kings).bit_count(),
     )
 
 
