@@ -480,9 +480,9 @@ def _as_named(position: Position, name: str, mirrored: bool) -> Square:
     if not mirrored:
         return sq
     r, c = g.rowcol(sq)
-    mirrored = g.square_at(g.size - 1 - r, g.size - 1 - c)
-    assert mirrored is not None
-    return mirrored
+    rotated = g.square_at(g.size - 1 - r, g.size - 1 - c)
+    assert rotated is not None
+    return rotated
 
 
 def _main_road(position: Position) -> set[Square]:
