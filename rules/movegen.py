@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 _Rays = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
 
+_WHITE = Color.WHITE  # a global is ten times faster to read than an Enum member (3.11)
+
 _RayMoves = tuple[tuple[tuple[int, Move], ...], ...]
 
 
@@ -126,7 +128,7 @@ def legal_moves(position: Position, *, keep_duplicates: bool = False) -> list[Mo
     """
     variant = position.variant
     t = tables(variant)
-    white_to_move = position.turn is Color.WHITE
+    white_to_move = position.turn is _WHITE
     me, opp = (
         (position.white, position.black) if white_to_move else (position.black, position.white)
     )
@@ -209,7 +211,7 @@ def count_legal_moves(position: Position, *, keep_duplicates: bool = False) -> i
     the last ply)."""
     variant = position.variant
     t = tables(variant)
-    white_to_move = position.turn is Color.WHITE
+    white_to_move = position.turn is _WHITE
     me, opp = (
         (position.white, position.black) if white_to_move else (position.black, position.white)
     )
