@@ -71,6 +71,7 @@ class Game:
     notations: list[str] = field(default_factory=list, init=False)
     """Each move in official notation, as it was named in its position."""
     counters: list[DrawCounters] = field(default_factory=list, init=False)
+    """Draw-rule counters after each position of ``positions``."""
 
     def __post_init__(self) -> None:
         if self.start is None:
@@ -178,6 +179,23 @@ class Game:
     def draw_status(self) -> DrawStatus:
         """Whether a draw rule is reached or claimable in the current position."""
         return draw_status(self.positions, self.counters)
+
+    def draws_by_moving(self) -> list[tuple[Move, DrawStatus]]:
+        """The legal moves after which a draw rule would hold, with what it would say.
+
+        Under S1 §8.2.3 and column Code §1.13.2 a player who means to play a move that
+        repeats the position for the third time writes it down and claims *before*
+        playing it; this is what an arbiter's screen offers him.
+        """
+        position = self.position
+        found = []
+        for move in position.legal_moves():
+            after = position.play(move)
+            counters = advance(self.counters[-1], position, move, after)
+            status = draw_status([*self.positions, after], [*self.counters, counters])
+            if status:
+                found.append((move, status))
+        return found
 
     def termination(self) -> Termination | None:
         """Why the game is over on the board, or None while it goes on."""

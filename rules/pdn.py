@@ -15,9 +15,12 @@ or by ``/FEN "..."/`` before the first move, and GameType numbers including the 
 ``20,W,10,10,N1,0``.
 
 Variant of a game without GameType: the caller's default if given, else inferred from the
-text: algebraic squares mean Russian; a square above 32 means international; otherwise
-Italian when the tags are Italian (Bianco/Nero/...) or White opens from squares 21-32 going
-down, else English (Black opens from squares 1-12).
+text (:func:`infer_variant`): algebraic squares mean Russian (or Czech, Brazilian, Pool if
+only those replay the moves); a square above 32 means international; otherwise English,
+or Italian when the tags are Italian (Bianco/Nero/...) or White opens from squares 21-32.
+Moves that fit two captures are kept as several readings until later moves decide
+(:class:`GameBuilder`). Two grammar faults real files show are reported: a move number
+without a move (``1. 2-0``) and two games with no result between them.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ _TOKEN = re.compile(
     |(?P<setup>/\s*FEN\s*"(?P<setupfen>[^"]*)"\s*/)
     |(?P<number>\d+\.(?:\.\.)?)
     |(?P<ellipsis>\.\.\.)
-    |(?P<move>(?:(?:[a-hA-H][1-8]|\d{1,2})(?:[ ]?[-x:×][ ]?(?:[a-hA-H][1-8]|\d{1,2}))+
+    |(?P<move>(?:(?:[a-hA-H][1-8]|\d{1,2})D?(?:[ ]?[-x:×][ ]?(?:[a-hA-H][1-8]|\d{1,2})D?)+
               |[a-h][1-8][a-h][1-8])(?P<strength>[!?]+|\([!?]+\))?)
     |(?P<nag>\$\d+)
     |(?P<mark>[!?]+|\([!?]+\))
@@ -100,7 +103,8 @@ class BaseVisitor(Generic[ResultT]):
         pass
 
     def visit_move(self, text: str) -> None:
-        """A move of the main line, as written (without its strength mark)."""
+        """A move as written, without its strength mark (between ``begin_variation`` and
+        ``end_variation`` it belongs to a variation)."""
 
     def visit_comment(self, text: str) -> None:
         pass
@@ -168,7 +172,7 @@ class GameBuilder(BaseVisitor[Game]):
             for move in branch:
                 position = position.play(move)
             try:
-                grown += [[*branch, m] for m in position.matching_moves(text)]
+                grown += [[*branch, m] for m in _readings(position, text)]
             except RulesError as exc:
                 if len(self._branches) == 1:
                     self._fail(exc, game.ply + len(branch) + 1)
@@ -397,6 +401,7 @@ def iter_games(handle: TextIO, *, variant: Variant | None = None, start: int = 1
 
 
 def read_games_text(text: str, *, variant: Variant | None = None) -> list[Game]:
+    """Every game of a PDN text (numbered from 1)."""
     return list(iter_games(io.StringIO(text), variant=variant))
 
 
@@ -639,6 +644,14 @@ def infer_variant(tags: dict[str, str], moves: list[str], fen: str | None = None
     return best
 
 
+def _readings(position: Position, text: str) -> list[Move]:
+    """The legal moves a move text can mean (column draughts: its own notation reader,
+    which settles ambiguity itself)."""
+    if position.variant.towers:
+        return [position.parse_move(text)]
+    return position.matching_moves(text)
+
+
 def _replayable_plies(variant: Variant, moves: list[str], fen: str | None) -> int:
     """How many of the moves replay in a variant (-1 if the FEN does not fit it)."""
     try:
@@ -649,7 +662,7 @@ def _replayable_plies(variant: Variant, moves: list[str], fen: str | None) -> in
         if _JOINED.match(text):
             text = f"{text[:2]}-{text[2:]}"
         try:
-            found = position.matching_moves(text)
+            found = _readings(position, text)
         except RulesError:
             return ply
         if not found:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rules.movegen import count_legal_moves
 from rules.position import Position
 
 
@@ -13,6 +14,8 @@ def perft(position: Position, depth: int, *, keep_duplicates: bool = False) -> i
     """
     if depth <= 0:
         return 1
+    if depth == 1 and not position.variant.towers:
+        return count_legal_moves(position, keep_duplicates=keep_duplicates)
     moves = position.legal_moves(keep_duplicates=keep_duplicates)
     if depth == 1:
         return len(moves)

@@ -23,6 +23,10 @@ from rules.movegen import legal_moves
 from rules.pieces import Piece, Stack, parse_stack, stack_string
 from rules.variants import Color, Variant
 
+# Enum members as plain globals: ``Color.WHITE`` costs ten times a global lookup in
+# Python 3.11, and play() runs in every search node.
+_WHITE, _BLACK = Color.WHITE, Color.BLACK
+
 
 class Status(IntFlag):
     """Every fault of a position, as flags (empty: the position can occur in a game)."""
@@ -49,15 +53,10 @@ class Position:
     (9, 'W:W31-50:B1-20')
     """
 
-    __slots__ = ("_key", "below", "black", "kings", "turn", "variant", "white")
-
-    variant: Variant
-    white: Bitboard
-    black: Bitboard
-    kings: Bitboard
-    turn: Color
-    below: tuple[Stack, ...]
-    _key: tuple[object, ...]
+    # Read-only properties over private slots: plain attribute stores in __init__ are
+    # several times faster than object.__setattr__, and positions are made in every
+    # search node.
+    __slots__ = ("_below", "_black", "_kings", "_turn", "_variant", "_white")
 
     def __init__(
         self,
@@ -68,22 +67,56 @@ class Position:
         turn: Color,
         below: tuple[Stack, ...] = (),
     ) -> None:
-        object.__setattr__(self, "variant", variant)
-        object.__setattr__(self, "white", white)
-        object.__setattr__(self, "black", black)
-        object.__setattr__(self, "kings", kings)
-        object.__setattr__(self, "turn", turn)
-        object.__setattr__(self, "below", below)
-        object.__setattr__(self, "_key", (variant.name, white, black, kings, turn.value, below))
+        self._variant = variant
+        self._white = white
+        self._black = black
+        self._kings = kings
+        self._turn = turn
+        self._below = below
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("Position is immutable")
+    @property
+    def variant(self) -> Variant:
+        return self._variant
+
+    @property
+    def white(self) -> Bitboard:
+        """Squares whose top piece is White's."""
+        return self._white
+
+    @property
+    def black(self) -> Bitboard:
+        """Squares whose top piece is Black's."""
+        return self._black
+
+    @property
+    def kings(self) -> Bitboard:
+        """Squares whose top piece is a king (either colour)."""
+        return self._kings
+
+    @property
+    def turn(self) -> Color:
+        return self._turn
+
+    @property
+    def below(self) -> tuple[Stack, ...]:
+        """Column draughts: the pieces under each square's top, by square (else empty)."""
+        return self._below
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Position) and self._key == other._key
+        return (
+            isinstance(other, Position)
+            and self.white == other.white
+            and self.black == other.black
+            and self.kings == other.kings
+            and self.turn is other.turn
+            and self.below == other.below
+            and self.variant.name == other.variant.name
+        )
 
     def __hash__(self) -> int:
-        return hash(self._key)
+        # Computed on demand rather than stored: a search makes far more positions than
+        # it hashes.
+        return hash((self.variant.name, self.white, self.black, self.kings, self.turn, self.below))
 
     def __repr__(self) -> str:
         return f"Position.from_fen({self.variant.name!r}, {self.fen()!r})"
@@ -92,12 +125,12 @@ class Position:
 
     @classmethod
     def initial(cls, variant: Variant) -> Position:
+        from rules.movegen import tables
+
         g = variant.geometry
-        white_sq, black_sq = variant.start_squares
+        white, black = tables(variant).start_masks
         below: tuple[Stack, ...] = ((),) * g.square_count if variant.towers else ()
-        return cls(
-            variant, g.mask_of(white_sq), g.mask_of(black_sq), 0, variant.first_to_move, below
-        )
+        return cls(variant, white, black, 0, variant.first_to_move, below)
 
     @classmethod
     def from_stacks(cls, variant: Variant, stacks: dict[Square, Stack], turn: Color) -> Position:
@@ -175,27 +208,25 @@ class Position:
     def play(self, move: Move) -> Position:
         """The position after a move, which must come from :meth:`legal_moves` (unchecked;
         a column-draughts move is checked square by square, see :func:`rules.columns.play`)."""
-        if self.variant.towers:
+        variant = self._variant
+        if variant.towers:
             from rules import columns
 
             return columns.play(self, move)
-        bits = self.variant.geometry.bits
-        frm, to = bits[move.path[0]], bits[move.path[-1]]
+        bits = variant.geometry.bits
+        path = move.path
+        frm, to = bits[path[0]], bits[path[-1]]
         taken = 0
         for sq in move.captures:
             taken |= bits[sq]
-        white, black, kings = self.white, self.black, self.kings
+        kings = self._kings
         was_king = kings & frm
         kings &= ~(frm | taken)
         if was_king or move.promotes:
             kings |= to
-        if self.turn is Color.WHITE:
-            white = (white & ~frm) | to
-            black &= ~taken
-        else:
-            black = (black & ~frm) | to
-            white &= ~taken
-        return Position(self.variant, white, black, kings, self.turn.other)
+        if self._turn is _WHITE:
+            return Position(variant, (self._white & ~frm) | to, self._black & ~taken, kings, _BLACK)
+        return Position(variant, self._white & ~taken, (self._black & ~frm) | to, kings, _WHITE)
 
     def push_text(self, text: str) -> Position:
         return self.play(self.parse_move(text))
@@ -351,6 +382,8 @@ class Position:
             variant = find_variant(variant)
         g = variant.geometry
         text = fen.strip().strip('"').rstrip(".").strip()
+        if not variant.towers and (quick := _plain_fen(variant, text)) is not None:
+            return quick
         fields = [f.strip() for f in text.split(":")]
         if len(fields) < 2 or fields[0].upper() not in ("W", "B", "?"):
             raise InvalidFenError(f"bad FEN {fen!r}: expected 'W:W...:B...' or 'B:W...:B...'")
@@ -382,6 +415,37 @@ class Position:
             return cls.from_stacks(variant, stacks, turn)
         except ValueError as exc:
             raise InvalidFenError(f"bad FEN {fen!r}: {exc}") from None
+
+
+def _plain_fen(variant: Variant, text: str) -> Position | None:
+    """The common FEN (official square names, ``K`` for kings, no ranges or towers) read
+    straight into bitboards; None for anything else, which the full reader handles."""
+    fields = text.split(":")
+    if len(fields) != 3 or fields[0] not in ("W", "B"):
+        return None
+    from rules.movegen import tables
+
+    names, bits = tables(variant).square_by_name, variant.geometry.bits
+    boards = [0, 0]
+    kings = 0
+    for field, side in zip(fields[1:], ("W", "B"), strict=True):
+        if field[:1] != side:
+            return None
+        if len(field) == 1:
+            continue
+        for token in field[1:].split(","):
+            king = token[:1] == "K"
+            sq = names.get(token[1:] if king else token)
+            if sq is None:
+                return None
+            bit = bits[sq]
+            if (boards[0] | boards[1]) & bit:
+                return None  # given twice: the full reader explains the error
+            boards[side == "B"] |= bit
+            if king:
+                kings |= bit
+    turn = Color.WHITE if fields[0] == "W" else Color.BLACK
+    return Position(variant, boards[0], boards[1], kings, turn)
 
 
 _TOKEN = re.compile(r"^(K?)([A-Za-z]?\d+)(?:-(K?)([A-Za-z]?\d+))?(?:\(([wbWB]+)\))?$")

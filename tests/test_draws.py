@@ -192,3 +192,52 @@ def test_counters_reset_on_man_moves_captures_and_promotion() -> None:
     english = Game.from_moves("english", [], start="B:WK30:B27")
     english.push("27-32")  # a man crowned: the material changed
     assert english.counters[-1] == DrawCounters(0, 0)
+
+
+def test_a_repetition_can_be_claimed_before_the_repeating_move() -> None:
+    # S1 §8.2.3: the player writes the move that would repeat the position a third time
+    # and claims instead of playing it.
+    game = Game.from_moves("russian", [], start="W:WKg1,a3:BKb8,h6")
+    cycle = ["g1-h2", "b8-a7", "h2-g1", "a7-b8"]
+    for move in cycle + cycle[:3]:
+        game.push(move)
+    assert game.draw_status().state is DrawState.NONE  # the position has occurred twice
+    claims = {game.position.move_name(m): s for m, s in game.draws_by_moving()}
+    assert list(claims) == ["a7-b8"]  # it brings back the start a third time
+    assert claims["a7-b8"].state is DrawState.CLAIMABLE
+    assert "S1 §8.2.3" in claims["a7-b8"].detail
+    assert game.ply == 7  # nothing was played
+
+
+@pytest.mark.parametrize(
+    ("fen", "stronger", "moves", "article"),
+    [
+        # §8.2.7: 4K against 2K with one of them on the main road.
+        ("W:WKc1,Ke1,Kg1,Kd2:BKb2,Kd8", Color.WHITE, 5, "S1 §8.2.7"),
+        # §8.2.10: 2K (one on the main road) + a7 against K + b8, and mirrored for Black.
+        ("W:WKb2,Kd2,a7:BKh6,b8", Color.WHITE, 5, "S1 §8.2.10"),
+        ("B:WKe3,g1:BKb2,Kd8,h2", Color.BLACK, 5, "S1 §8.2.10"),
+        # §8.2.13: K + h6 + two men right of the main road against K on it + f8; mirrored.
+        ("W:WKd2,h6,c1,h4:BKg7,f8", Color.WHITE, 5, "S1 §8.2.13"),
+        ("B:WKb2,c1:BKe7,a3,f8,a5", Color.BLACK, 5, "S1 §8.2.13"),
+        # §8.2.17: 2K + a1 against K + a3.
+        ("W:WKc3,Ke5,a1:BKh8,a3", Color.WHITE, 15, "S1 §8.2.17"),
+        # §8.2.24: 4K holding the main road and a double line against 2K off them.
+        ("W:WKa1,Kg1,Kc1,Ke1:BKd8,Kh4", Color.WHITE, 30, "S1 §8.2.24"),
+    ],
+)
+def test_draughts64_placement_endings(fen: str, stronger: Color, moves: int, article: str) -> None:
+    own_moves_in = 2 * moves - 1  # plies from the stronger side's first move to its Nth
+    assert _status("russian", fen, material_plies=own_moves_in, arose_with=stronger) == (
+        DrawState.CLAIMABLE,
+        article,
+    )
+    assert _status("russian", fen, material_plies=own_moves_in - 2, arose_with=stronger)[0] is (
+        DrawState.NONE
+    )
+
+
+def test_portuguese_leaves_out_the_placement_articles() -> None:
+    # PT §8.2 keeps §8.2.13 only by name, without squares for its board: not applied.
+    fen = "W:W1,2,3,K4:BK30,32"
+    assert _status("portuguese", fen, material_plies=9)[0] is DrawState.NONE
