@@ -458,8 +458,13 @@ class Recorder:
         ):
             return
         self._pending_picture = None
+        last = self.record[-1] if self.record else None
         finding = arbiter.explain(
-            self.position, picture, first_picture=not self._seen_picture, tolerate=self._tolerate
+            self.position,
+            picture,
+            first_picture=not self._seen_picture,
+            tolerate=self._tolerate,
+            previous=last.before if last and last.move and last.after == self.position else None,
         )
         self._seen_picture = True
         if finding is None:
@@ -475,7 +480,7 @@ class Recorder:
                 notation="?",
             )
             return
-        self._flag(finding, window_start)
+        self._flag(finding, window_start, picture)
 
     def _score(self, cand: _Candidate, sums: list[list[float] | None]) -> float:
         """Log-likelihood of the window's evidence if ``cand`` is what stands on the board."""
@@ -622,7 +627,7 @@ class Recorder:
         self._searched.clear()
         self._open = ()
 
-    def _flag(self, finding: arbiter.Finding, time: float) -> None:
+    def _flag(self, finding: arbiter.Finding, time: float, picture: Picture) -> None:
         ply = self.ply + 1 if finding.is_move else self.ply
         names = tuple(self.variant.geometry.name(sq) for sq in finding.squares)
         self._restore = _Restore(self.position, self.ply, self._tolerate, dict(self._crown_due))
@@ -631,6 +636,15 @@ class Recorder:
             self._rotated = not self._rotated
             self._window.clear()
             self._restore = None
+            return
+        if finding.kind is IrregularityKind.MOVE_TAKEN_BACK:
+            # off the board, so off the record (the flag keeps it for the arbiter), and the
+            # move played instead, if any, in its place
+            self._restore = None
+            taken = self.record.pop()
+            self._resync(taken.before, time, finding.kind.value, is_move=False, notation="")
+            if finding.replacement is not None:
+                self._record_plies((finding.replacement,), time, picture, ())
             return
         if finding.kind is IrregularityKind.KING_UNCROWNED:
             self._tolerate |= self.variant.geometry.mask_of(finding.squares)

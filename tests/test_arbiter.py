@@ -364,3 +364,40 @@ def test_scoresheet_after_pieces_removed_between_moves(shared_data: Path) -> Non
     assert second.start == recorder.record[flag.ply].before
     assert "resynchronised" in second.comments[0]
     assert flag.article in first.comments[first.ply]
+
+
+@pytest.mark.parametrize("variant", ["international", "russian"])
+def test_a_move_taken_back_after_release_is_flagged_and_leaves_the_record(
+    shared_data: Path, variant: str
+) -> None:
+    game = shared_games(shared_data, variant, 1)[0]
+    k = 8
+    sim = Simulator(game.variant, NOISE, seed=13)
+    position = game.start
+    sim.settle(tops_of(position))
+    for move in game.moves[: k - 1]:
+        position = sim.play(position, move)
+    sim.play(position, game.moves[k - 1])
+    sim.show(tops_of(position), STAND_FRAMES)  # taken back (I 5.4.4)
+    instead = next(m for m in position.legal_moves() if m != game.moves[k - 1])
+    after = sim.play(position, instead)
+    sim.settle(tops_of(after), 20)
+    recorder = _run(sim, variant)
+    assert [(f.kind, f.ply) for f in recorder.flags] == [(K.MOVE_TAKEN_BACK, k)]
+    assert [r.move for r in recorder.record] == [*game.moves[: k - 1], instead]
+    (read,) = read_games_text(recorder.scoresheet())
+    assert read.moves == [*game.moves[: k - 1], instead]
+
+
+def test_a_move_taken_back_and_left_so_is_flagged(shared_data: Path) -> None:
+    game = shared_games(shared_data, "international", 1)[0]
+    sim = Simulator(game.variant, Noise(square_error_rate=0.01), seed=14)
+    position = game.start
+    sim.settle(tops_of(position))
+    for move in game.moves[:5]:
+        position = sim.play(position, move)
+    sim.play(position, game.moves[5])
+    sim.show(tops_of(position), STAND_FRAMES)
+    recorder = _run(sim, "international")
+    assert [(f.kind, f.ply) for f in recorder.flags] == [(K.MOVE_TAKEN_BACK, 6)]
+    assert recorder.ply == 5 and recorder.position == position
