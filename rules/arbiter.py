@@ -27,6 +27,7 @@ from rules.position import Position
 from rules.variants import CaptureRule, Color, Variant
 
 K = IrregularityKind
+_MOST_DISPLACED_SQUARES = 4
 
 # Articles per rule family: FMJD international (I), IDF draughts-64 and its annexes (S1),
 # the column-draughts Code (§1.14). English checkers follows the IDF wording here.
@@ -39,6 +40,7 @@ _ARTICLES: dict[IrregularityKind, tuple[str, str, str]] = {
     K.NOT_CROWNED: ("I 3.6", "S1 §3.7, §9.4", "§1.5.2"),
     K.KING_UNCROWNED: ("I 3.7, 5.4.7", "S1 §9.4.7", "§1.14"),
     K.OUT_OF_TURN: ("I 5.4.1, 5.4.5 (I 3.3)", "S1 §9.4.2, §9.4.5", "§1.14"),
+    K.MOVE_TAKEN_BACK: ("I 5.4.4 (I 3.10)", "S1 §9.4.4 (§4.5)", "§1.14"),
     K.WRONG_SETUP: ("I 5.2 (I 2.8)", "S1 §9.2", "§1.14"),
     K.BOARD_ROTATED: ("I 5.1 (I 2.4)", "S1 §9.1", "§1.14"),
     K.PIECES_DISPLACED: ("I 5.5", "S1 §9.3", "§1.14.3"),
@@ -69,22 +71,55 @@ class Finding:
     after: Position
     is_move: bool
     notation: str = ""
+    replacement: Move | None = None
+    """A move taken back and replaced: the legal move played instead (``after`` follows it)."""
 
 
 def explain(
-    position: Position, picture: Picture, *, first_picture: bool = False, tolerate: Bitboard = 0
+    position: Position,
+    picture: Picture,
+    *,
+    first_picture: bool = False,
+    tolerate: Bitboard = 0,
+    previous: Position | None = None,
 ) -> Finding | None:
     """The first named irregularity that turns ``position`` into ``picture``, or None.
 
     ``first_picture`` says no stable picture has been seen yet in this game (the set-up
-    is being checked, I 5.2); ``tolerate`` marks kings that may look like men.
+    is being checked, I 5.2); ``tolerate`` marks kings that may look like men;
+    ``previous`` is the position before the last move recorded, if there was one.
     """
+    if previous is not None and previous != position:
+        finding = _taken_back(position, previous, picture, tolerate)
+        if finding is not None:
+            return finding
     for hypothesis in _HYPOTHESES:
         if hypothesis is _wrong_setup and not first_picture:
             continue
         finding = hypothesis(position, picture, tolerate)
         if finding is not None:
             return finding
+    return None
+
+
+def _taken_back(p: Position, previous: Position, pic: Picture, tol: Bitboard) -> Finding | None:
+    """The board is back where it was before the last move, which had been released and
+    recorded (I 3.10, 5.4.4; S1 §4.5, §9.4.4), perhaps with another move played instead."""
+    if _fits(pic, previous, tol):
+        return Finding(K.MOVE_TAKEN_BACK, "the last move was taken back", (), previous, False)
+    bits = p.variant.geometry.bits
+    for m in previous.legal_moves():
+        after = previous.play(m)
+        if after != p and _fits(pic, after, tol | bits[m.path[-1]]):
+            name = previous.move_name(m)
+            return Finding(
+                K.MOVE_TAKEN_BACK,
+                f"the last move was taken back and {name} played instead",
+                (m.path[0], m.path[-1]),
+                after,
+                is_move=False,
+                replacement=m,
+            )
     return None
 
 
@@ -97,14 +132,18 @@ def _fits(picture: Picture, position: Position, tolerate: Bitboard) -> bool:
 
 
 def _board_rotated(p: Position, pic: Picture, tol: Bitboard) -> Finding | None:
-    """The board was turned half a turn (I 2.4, 5.1): the game must be annulled."""
+    """The board reads turned half a turn (I 2.4, 5.1).
+
+    A half turn keeps the dark squares where they were, so what changed is where the
+    camera's calibration puts square 1 against where the players sit; the arbiter checks
+    the board's placement (a wrongly placed board annuls the game, I 5.1)."""
     turned = pic.rotated()
     if _fits(pic, p, tol) or not _fits(turned, p, tol) or turned.known == 0:
         return None
     return Finding(
         K.BOARD_ROTATED,
-        "the board reads as the known position turned half a turn; "
-        "the dark corner is not on each player's left",
+        "the board reads as the known position turned half a turn: White plays from the "
+        "side the calibration gives to Black; check the board's placement",
         (),
         p,
         is_move=False,
@@ -340,9 +379,12 @@ def _pieces_removed(p: Position, pic: Picture, tol: Bitboard) -> Finding | None:
 
 
 def _pieces_displaced(p: Position, pic: Picture, tol: Bitboard) -> Finding | None:
-    """The same pieces, on other squares (S1 §9.3, I 5.5): the offender restores them."""
+    """The same pieces, on other squares (S1 §9.3, I 5.5): the offender restores them.
+
+    Two pieces at most: a board rearranged further is more likely a game that ran on
+    unseen, and is reported as unexplained rather than blamed on a player."""
     wrong = pic.mismatch(p, tol)
-    if not wrong:
+    if not wrong or wrong.bit_count() > _MOST_DISPLACED_SQUARES:
         return None
     seen = Picture.of_position(p)
     before = [seen.top(sq) for sq in p.variant.geometry.squares_of(wrong)]

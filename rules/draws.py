@@ -16,9 +16,10 @@ Readings chosen where the digests list an ambiguity (``../shared/rules``):
   configuration arises and restarts whenever the material changes (digest §17.3); the
   draw is reached after 16 (5) moves by each player.
 * **Draughts-64** (S1 §8.2.4-8.2.25): articles that say "its own N moves" count the
-  stronger side's moves from the moment the configuration arose; the others (§8.2.14 and
-  §8.2.25) count N moves by each side. "A king on the main road" is tested on the current
-  position (it must hold throughout). Under S2 §9.3 these draws are obtained by applying
+  stronger side's moves since the material last changed (the moment the balance of forces
+  arose, §8.2.15); the others (§8.2.14 and §8.2.25) count N moves by each side. Placement
+  conditions ("a king on the main road", men on named squares) are tested on the current
+  position only, not over the whole count. Under S2 §9.3 these draws are obtained by applying
   to the arbiter, so every draughts-64 rule is *claimable*, never automatic (digest §9).
   The Portuguese annex keeps S1 §8.2.1-8.2.8, §8.2.13-8.2.14 and §8.2.24-8.2.25 (PT §8.2);
   since it does not say which squares §8.2.13 means on its mirrored board, the §8.2.13
@@ -78,10 +79,11 @@ class Trigger(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Side:
-    """A side's material in an endgame rule, written for White (Black is mirrored).
+    """A side's material in an endgame rule, as the article writes it with White the
+    stronger side (with Black the stronger, the squares are rotated 180 degrees).
 
     ``kings`` and ``men`` are the allowed counts. ``men_on`` names the exact squares of
-    the men (for White; the 180-degree rotation for Black); ``king_on`` names a line that
+    the men; ``king_on`` names a line that
     must hold at least one king ("main_road", "double_lines": both kings on the double
     lines, or one of them on the main road, S1 §8.2.7).
     """
@@ -345,11 +347,12 @@ def material(position: Position) -> tuple[object, ...]:
         from rules.pieces import stack_string
 
         return tuple(sorted(Counter(stack_string(st) for _sq, st in position.stacks()).items()))
+    white, black, kings = position.white, position.black, position.kings
     return (
-        position.count(Color.WHITE, kings=False),
-        position.count(Color.WHITE, kings=True),
-        position.count(Color.BLACK, kings=False),
-        position.count(Color.BLACK, kings=True),
+        (white & ~kings).bit_count(),
+        (white & kings).bit_count(),
+        (black & ~kings).bit_count(),
+        (black & kings).bit_count(),
     )
 
 
@@ -429,14 +432,17 @@ def _ending_side(rule: DrawRule, position: Position) -> Color | None:
     """The stronger side if the position matches one of the rule's endings."""
     for strong, weak in rule.endings:
         for color in (Color.WHITE, Color.BLACK):
-            if _side_matches(strong, position, color) and _side_matches(
-                weak, position, color.other
+            # The articles name squares for White as the stronger side; with Black the
+            # stronger, the whole configuration is rotated 180 degrees.
+            mirrored = color is Color.BLACK
+            if _side_matches(strong, position, color, mirrored) and _side_matches(
+                weak, position, color.other, mirrored
             ):
                 return color
     return None
 
 
-def _side_matches(side: Side, position: Position, color: Color) -> bool:
+def _side_matches(side: Side, position: Position, color: Color, mirrored: bool) -> bool:
     if position.count(color, kings=True) not in side.kings:
         return False
     if position.count(color, kings=False) not in side.men:
@@ -446,12 +452,12 @@ def _side_matches(side: Side, position: Position, color: Color) -> bool:
     men = [sq for sq in g.squares_of(own & ~position.kings)]
     kings = [sq for sq in g.squares_of(own & position.kings)]
     if side.men_on:
-        named = {_white_view(position, s, color) for s in side.men_on if not s.startswith("+")}
+        named = {_as_named(position, s, mirrored) for s in side.men_on if not s.startswith("+")}
         if not named <= set(men):
             return False
         rest = [sq for sq in men if sq not in named]
         if "+right_of_main_road" in side.men_on:
-            if not all(_right_of_main_road(position, sq, color) for sq in rest):
+            if not all(_right_of_main_road(position, sq, mirrored) for sq in rest):
                 return False
         elif rest:
             return False
@@ -467,16 +473,16 @@ def _side_matches(side: Side, position: Position, color: Color) -> bool:
     return True
 
 
-def _white_view(position: Position, name: str, color: Color) -> Square:
-    """The square a rule names for White, rotated 180 degrees when Black is meant."""
+def _as_named(position: Position, name: str, mirrored: bool) -> Square:
+    """The square a rule names, rotated 180 degrees when Black is the stronger side."""
     g = position.variant.geometry
     sq = g.parse_square(name)
-    if color is Color.WHITE:
+    if not mirrored:
         return sq
     r, c = g.rowcol(sq)
-    mirrored = g.square_at(g.size - 1 - r, g.size - 1 - c)
-    assert mirrored is not None
-    return mirrored
+    rotated = g.square_at(g.size - 1 - r, g.size - 1 - c)
+    assert rotated is not None
+    return rotated
 
 
 def _main_road(position: Position) -> set[Square]:
@@ -501,13 +507,14 @@ def _on_double_line(position: Position, sq: Square) -> bool:
     return r + c in (n - 2, n)
 
 
-def _right_of_main_road(position: Position, sq: Square, color: Color) -> bool:
-    """S1 §8.2.13 "right of the main road": file index > rank for White (digest §10.1)."""
+def _right_of_main_road(position: Position, sq: Square, mirrored: bool) -> bool:
+    """S1 §8.2.13 "right of the main road": file index > rank (digest §10.1); left of
+    it when the configuration is rotated for Black."""
     g = position.variant.geometry
     r, c = g.rowcol(sq)
     rank = g.size - r  # 1-based
     file = c + 1
-    return file > rank if color is Color.WHITE else file < rank
+    return file < rank if mirrored else file > rank
 
 
 __all__ = [

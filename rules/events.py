@@ -34,6 +34,7 @@ class IrregularityKind(Enum):
     NOT_CROWNED = "not_crowned"
     KING_UNCROWNED = "king_uncrowned"
     OUT_OF_TURN = "out_of_turn"
+    MOVE_TAKEN_BACK = "move_taken_back"
     WRONG_SETUP = "wrong_setup"
     BOARD_ROTATED = "board_rotated"
     PIECES_DISPLACED = "pieces_displaced"

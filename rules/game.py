@@ -71,6 +71,7 @@ class Game:
     notations: list[str] = field(default_factory=list, init=False)
     """Each move in official notation, as it was named in its position."""
     counters: list[DrawCounters] = field(default_factory=list, init=False)
+    """Draw-rule counters after each position of ``positions``."""
 
     def __post_init__(self) -> None:
         if self.start is None:

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 _Rays = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
 
+_WHITE = Color.WHITE  # a global is ten times faster to read than an Enum member (3.11)
+
 _RayMoves = tuple[tuple[tuple[int, Move], ...], ...]
 
 
@@ -126,35 +128,49 @@ def legal_moves(position: Position, *, keep_duplicates: bool = False) -> list[Mo
     """
     variant = position.variant
     t = tables(variant)
-    white_to_move = position.turn is Color.WHITE
+    white_to_move = position.turn is _WHITE
     me, opp = (
         (position.white, position.black) if white_to_move else (position.black, position.white)
     )
-    capturers = _capturers(variant, t, me, opp, position.kings, white_to_move)
-    if not capturers:
-        return _quiet_moves(variant, t, me, opp, position.kings, white_to_move)
-    captures = _captures(variant, t, capturers, me, opp, position.kings, white_to_move)
+    kings = position.kings
+    capturers = _capturers(variant, t, me, opp, kings, white_to_move)
+    chosen = (
+        _legal_captures(variant, t, capturers, me, opp, kings, white_to_move, keep_duplicates)
+        if capturers
+        else None
+    )
+    if not chosen:
+        return _quiet_moves(variant, t, me, opp, kings, white_to_move)
     sq = t.square_of_bit
-    if captures:
-        chosen = _apply_capture_rule(variant.capture_rule, captures, position.kings)
-        moves = []
-        seen: set[tuple[int, int, frozenset[int]]] = set()
-        for c in chosen:
-            if not keep_duplicates:
-                key = (c.path[0], c.path[-1], frozenset(c.captures))
-                if key in seen:
-                    continue
-                seen.add(key)
-            moves.append(
-                Move(
-                    tuple([sq[b] for b in c.path]),
-                    tuple([sq[b] for b in c.captures]),
-                    c.promotes,
-                    variant,
-                )
-            )
-        return moves
-    return _quiet_moves(variant, t, me, opp, position.kings, white_to_move)
+    return [
+        Move(
+            tuple([sq[b] for b in c.path]), tuple([sq[b] for b in c.captures]), c.promotes, variant
+        )
+        for c in chosen
+    ]
+
+
+def _legal_captures(
+    variant: Variant,
+    t: _Tables,
+    capturers: int,
+    me: int,
+    opp: int,
+    kings: int,
+    white_to_move: bool,
+    keep_duplicates: bool,
+) -> list[_Capture]:
+    """The captures the variant's choice rule allows, duplicates merged unless kept."""
+    found = _captures(variant, t, capturers, me, opp, kings, white_to_move)
+    if not found:
+        return found
+    chosen = _apply_capture_rule(variant.capture_rule, found, kings)
+    if keep_duplicates:
+        return chosen
+    unique: dict[tuple[int, int, frozenset[int]], _Capture] = {}
+    for c in chosen:
+        unique.setdefault((c.path[0], c.path[-1], frozenset(c.captures)), c)
+    return list(unique.values())
 
 
 def _quiet_moves(
@@ -170,8 +186,13 @@ def _quiet_moves(
             to = targets & -targets
             targets ^= to
             moves.append(table[to])
-    my_kings = me & kings
-    flying = variant.flying_kings
+    if me & kings:
+        moves += _king_quiet_moves(t, me & kings, empty, variant.flying_kings)
+    return moves
+
+
+def _king_quiet_moves(t: _Tables, my_kings: int, empty: int, flying: bool) -> list[Move]:
+    moves: list[Move] = []
     while my_kings:
         k = my_kings & -my_kings
         my_kings ^= k
@@ -186,34 +207,29 @@ def _quiet_moves(
 
 
 def count_legal_moves(position: Position, *, keep_duplicates: bool = False) -> int:
-    """``len(legal_moves(position))`` without building the moves when none is a capture
-    (perft's bulk count at the last ply)."""
+    """``len(legal_moves(position))`` without building any move (perft's bulk count at
+    the last ply)."""
     variant = position.variant
     t = tables(variant)
-    white_to_move = position.turn is Color.WHITE
+    white_to_move = position.turn is _WHITE
     me, opp = (
         (position.white, position.black) if white_to_move else (position.black, position.white)
     )
     kings = position.kings
-    if _capturers(variant, t, me, opp, kings, white_to_move):
-        return len(legal_moves(position, keep_duplicates=keep_duplicates))
+    capturers = _capturers(variant, t, me, opp, kings, white_to_move)
+    if capturers:
+        chosen = _legal_captures(
+            variant, t, capturers, me, opp, kings, white_to_move, keep_duplicates
+        )
+        if chosen:
+            return len(chosen)
     empty = t.all_squares & ~(me | opp)
     men = me & ~kings
     count = 0
     for shift in (t.up_left, t.up_right):
         count += (((men >> shift) if white_to_move else (men << shift)) & empty).bit_count()
-    my_kings = me & kings
-    flying = variant.flying_kings
-    while my_kings:
-        k = my_kings & -my_kings
-        my_kings ^= k
-        for ray in t.rays[k]:
-            for b in ray:
-                if not b & empty:
-                    break
-                count += 1
-                if not flying:
-                    break
+    if me & kings:  # kings are few: listing their moves costs little
+        count += len(_king_quiet_moves(t, me & kings, empty, variant.flying_kings))
     return count
 
 

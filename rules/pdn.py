@@ -15,9 +15,12 @@ or by ``/FEN "..."/`` before the first move, and GameType numbers including the 
 ``20,W,10,10,N1,0``.
 
 Variant of a game without GameType: the caller's default if given, else inferred from the
-text: algebraic squares mean Russian; a square above 32 means international; otherwise
-Italian when the tags are Italian (Bianco/Nero/...) or White opens from squares 21-32 going
-down, else English (Black opens from squares 1-12).
+text (:func:`infer_variant`): algebraic squares mean Russian (or Czech, Brazilian, Pool if
+only those replay the moves); a square above 32 means international; otherwise English,
+or Italian when the tags are Italian (Bianco/Nero/...) or White opens from squares 21-32.
+Moves that fit two captures are kept as several readings until later moves decide
+(:class:`GameBuilder`). Two grammar faults real files show are reported: a move number
+without a move (``1. 2-0``) and two games with no result between them.
 """
 
 from __future__ import annotations
@@ -100,7 +103,8 @@ class BaseVisitor(Generic[ResultT]):
         pass
 
     def visit_move(self, text: str) -> None:
-        """A move of the main line, as written (without its strength mark)."""
+        """A move as written, without its strength mark (between ``begin_variation`` and
+        ``end_variation`` it belongs to a variation)."""
 
     def visit_comment(self, text: str) -> None:
         pass
@@ -397,6 +401,7 @@ def iter_games(handle: TextIO, *, variant: Variant | None = None, start: int = 1
 
 
 def read_games_text(text: str, *, variant: Variant | None = None) -> list[Game]:
+    """Every game of a PDN text (numbered from 1)."""
     return list(iter_games(io.StringIO(text), variant=variant))
 
 

@@ -39,6 +39,7 @@ import math
 from dataclasses import dataclass
 
 from rules import arbiter, scoresheet
+from rules.appearance import view
 from rules.draws import DrawRule, DrawState
 from rules.events import (
     DrawNoticed,
@@ -84,7 +85,7 @@ class RecorderConfig:
     """A frame whose board fit is worse is dropped."""
     square_occluded_fraction: float = 0.3
     """A square hidden more than this carries no evidence in that frame."""
-    probability_floor: float = 1e-4
+    probability_floor: float = 1e-2
     """Probabilities below this count as this (one bad reading cannot veto a hypothesis)."""
     confident_square_nats: float = 2.0
     """Evidence margin for a square's top to count as read."""
@@ -194,15 +195,18 @@ class _Candidate:
     tops: tuple[int, ...]
     """The top an overhead camera sees on each square; kings that may still look like
     men are negative (``-top``)."""
+    heights: tuple[int, ...]
+    """The number of pieces on each square."""
 
     @classmethod
     def of(cls, moves: tuple[Move, ...], after: Position, tolerate: Bitboard) -> _Candidate:
         bits = after.variant.geometry.bits
-        tops = []
-        for sq in after.variant.geometry.squares:
-            top = int(Top.of(after.piece_at(sq)))
-            tops.append(-top if tolerate & bits[sq] and after.kings & bits[sq] else top)
-        return cls(moves, after, tolerate, tuple(tops))
+        seen = view(after)
+        tops = tuple(
+            -int(sv.top) if tolerate & bits[sq] and after.kings & bits[sq] else int(sv.top)
+            for sq, sv in enumerate(seen)
+        )
+        return cls(moves, after, tolerate, tops, tuple(sv.height for sv in seen))
 
 
 @dataclass(slots=True)
@@ -253,7 +257,9 @@ class Recorder:
         self._candidates: list[_Candidate] | None = None
         self._pending_picture: Picture | None = None
         self._pending_since = 0.0
-        self._searched: dict[tuple[Position, Picture], list[Seq]] = {}
+        self._searched: dict[tuple[Position, Picture, tuple[Seq, ...]], list[Seq]] = {}
+        self._open: tuple[Seq, ...] = ()
+        """Sequences an earlier picture fitted, ending differently on squares not read."""
         self._restore: _Restore | None = None
         self._game = Game(variant, self.start)
         self._draw_key: tuple[DrawState, DrawRule | None] = (DrawState.NONE, None)
@@ -280,7 +286,13 @@ class Recorder:
             return []
         self._add(frame)
         if self._is_stable():
-            self._decide(frame.time)
+            try:
+                self._decide(frame.time)
+            except ValueError:
+                # a picture the rules core refuses (its errors are ValueErrors): the live
+                # loop must not die on it; what is recorded stays, the evidence starts over
+                log.exception("frame %s at %.3f s: picture not usable", obs.frame_index, obs.time)
+                self._window.clear()
         return self.messages[before:]
 
     def _frame(self, obs: Observation) -> _Frame | None:
@@ -424,12 +436,21 @@ class Recorder:
         cfg = self.config
         if waited >= cfg.catch_up_wait_seconds and self._seen_picture:
             sequences = self._catch_up(picture)
-            # sequences that end differently disagree on a square not read yet: wait for it
-            settled = len({self._final(seq) for seq in sequences}) == 1
+            settled = len({self._after(seq)[0] for seq in sequences}) == 1
             if sequences and (settled or waited >= cfg.irregularity_wait_seconds):
-                alternatives = tuple(" ".join(self._names(seq)) for seq in sequences[1:6])
+                # one end fits: record the shortest way there (other orders of the same
+                # moves are the arbiter's to choose); or, out of time, the first found
+                shortest = [seq for seq in sequences if len(seq) == len(sequences[0])]
+                alternatives = tuple(" ".join(self._names(seq)) for seq in shortest[1:6])
                 self._pending_picture = None
                 self._record_plies(sequences[0], window_start, picture, alternatives)
+                return
+            common = _common_prefix(sequences)
+            if common:
+                # the ends differ on squares not read yet; the plies all share are certain
+                self._record_plies(common, window_start, picture, ())
+            self._open = tuple(seq[len(common) :] for seq in sequences)
+            if common:
                 return
         if (
             waited < cfg.irregularity_wait_seconds
@@ -437,21 +458,29 @@ class Recorder:
         ):
             return
         self._pending_picture = None
+        last = self.record[-1] if self.record else None
         finding = arbiter.explain(
-            self.position, picture, first_picture=not self._seen_picture, tolerate=self._tolerate
+            self.position,
+            picture,
+            first_picture=not self._seen_picture,
+            tolerate=self._tolerate,
+            previous=last.before if last and last.move and last.after == self.position else None,
         )
         self._seen_picture = True
         if finding is None:
             self._emit(PositionUnexplained(self.ply, picture.grid(), window_start))
+            mover = _mover(self.position, picture)
             self._resync(
-                picture.position(self.position.turn.other, self.position),
+                picture.position(
+                    self.position.turn if mover is None else mover.other, self.position
+                ),
                 window_start,
                 "position unexplained",
-                is_move=True,
+                is_move=mover is not None,
                 notation="?",
             )
             return
-        self._flag(finding, window_start)
+        self._flag(finding, window_start, picture)
 
     def _score(self, cand: _Candidate, sums: list[list[float] | None]) -> float:
         """Log-likelihood of the window's evidence if ``cand`` is what stands on the board."""
@@ -462,14 +491,14 @@ class Recorder:
             # a tolerated king (negative) may still look like a man (top - 1)
             total += s[top] if top >= 0 else max(s[-top], s[-top - 1])
         if self.variant.towers:
-            total += self._height_score(cand.after)
+            total += self._height_score(cand)
         return total
 
-    def _height_score(self, after: Position) -> float:
+    def _height_score(self, cand: _Candidate) -> float:
         window = self._window
         return sum(
-            window.height_log_likelihood(sq, len(after.stack(sq)))
-            for sq in range(self._n)
+            window.height_log_likelihood(sq, height)
+            for sq, height in enumerate(cand.heights)
             if window.heights[sq][0]
         )
 
@@ -485,64 +514,29 @@ class Recorder:
     # -- catch-up search --------------------------------------------------------------------------
 
     def _catch_up(self, picture: Picture) -> list[Seq]:
-        """Sequences of 2..``catch_up_plies`` legal plies whose end fits the picture exactly,
-        the shortest found, best first.
+        """Every sequence of 2..``catch_up_plies`` legal plies whose end fits the picture
+        exactly, shortest first. If there is none, but an earlier picture fitted several
+        sequences that ended differently (on squares not read then), the game went on from
+        one of them: their extensions by one or two plies are tried."""
+        key = (self.position, picture, self._open)
+        if key not in self._searched:
+            found = _sequences(
+                self.position, self._tolerate, picture, range(2, self.config.catch_up_plies + 1)
+            )
+            if not found:
+                for seq in self._open:
+                    end, tol = self._after(seq)
+                    found += [(*seq, *more) for more in _sequences(end, tol, picture, range(1, 3))]
+            self._searched[key] = found
+        return self._searched[key]
 
-        Pruning: ``r`` more plies change at most ``2 r`` squares plus one per piece they
-        capture, and captures only remove pieces, so a node whose mismatch with the picture
-        is larger than that cannot lead to it; nor can one that needs more pieces of a
-        colour to arrive or leave than that colour's plies allow
-        (:meth:`Picture.reachable`). A quiet ply that takes a piece straight back where it
-        came from explains nothing and is not searched. Nodes are memoised, so
-        transpositions are expanded once.
-        """
-        key = (self.position, picture)
-        if key in self._searched:
-            return self._searched[key]
-        memo: dict[tuple[Position, int, Bitboard, frozenset[tuple[Square, Square]]], list[Seq]] = {}
-        picture_pieces = (picture.white | picture.black).bit_count()
-
-        def search(
-            pos: Position, left: int, tol: Bitboard, undo: frozenset[tuple[Square, Square]]
-        ) -> list[Seq]:
-            wrong = picture.mismatch(pos, tol)
-            if left == 0:
-                return [()] if wrong == 0 else []
-            excess = (pos.white | pos.black).bit_count() - picture_pieces
-            if wrong.bit_count() > 2 * left + max(excess, 0):
-                return []
-            mover, other = (left + 1) // 2, left // 2
-            white, black = (mover, other) if pos.turn is Color.WHITE else (other, mover)
-            if not picture.reachable(pos, tol, white, black):
-                return []
-            node = (pos, left, tol, undo)
-            if node in memo:
-                return memo[node]
-            found: list[Seq] = []
-            for m in pos.legal_moves():
-                if (m.path[0], m.path[-1]) in undo:
-                    continue
-                nxt = pos.play(m)
-                # within four plies a side moves twice at most: a piece going straight back
-                later = undo | {(m.path[-1], m.path[0])} if not m.captures else undo
-                for rest in search(nxt, left - 1, _moved_tolerance(pos, m, tol), later):
-                    found.append((m, *rest))
-            memo[node] = found
-            return found
-
-        result: list[tuple[Move, ...]] = []
-        for depth in range(2, self.config.catch_up_plies + 1):
-            result = search(self.position, depth, self._tolerate, frozenset())
-            if result:
-                break
-        self._searched[key] = result
-        return result
-
-    def _final(self, moves: Seq) -> Position:
-        pos = self.position
+    def _after(self, moves: Seq) -> tuple[Position, Bitboard]:
+        """The position after some plies from the current one, and where kings may look
+        like men then."""
+        pos, tol = self.position, self._tolerate
         for m in moves:
-            pos = pos.play(m)
-        return pos
+            pos, tol = pos.play(m), _moved_tolerance(pos, m, tol)
+        return pos, tol
 
     def _names(self, moves: tuple[Move, ...]) -> list[str]:
         out, pos = [], self.position
@@ -631,8 +625,9 @@ class Recorder:
         self.position = position
         self._candidates = None
         self._searched.clear()
+        self._open = ()
 
-    def _flag(self, finding: arbiter.Finding, time: float) -> None:
+    def _flag(self, finding: arbiter.Finding, time: float, picture: Picture) -> None:
         ply = self.ply + 1 if finding.is_move else self.ply
         names = tuple(self.variant.geometry.name(sq) for sq in finding.squares)
         self._restore = _Restore(self.position, self.ply, self._tolerate, dict(self._crown_due))
@@ -641,6 +636,15 @@ class Recorder:
             self._rotated = not self._rotated
             self._window.clear()
             self._restore = None
+            return
+        if finding.kind is IrregularityKind.MOVE_TAKEN_BACK:
+            # off the board, so off the record (the flag keeps it for the arbiter), and the
+            # move played instead, if any, in its place
+            self._restore = None
+            taken = self.record.pop()
+            self._resync(taken.before, time, finding.kind.value, is_move=False, notation="")
+            if finding.replacement is not None:
+                self._record_plies((finding.replacement,), time, picture, ())
             return
         if finding.kind is IrregularityKind.KING_UNCROWNED:
             self._tolerate |= self.variant.geometry.mask_of(finding.squares)
@@ -765,6 +769,65 @@ class Recorder:
     def board_result(self) -> str:
         """The result the board shows (``*`` while play goes on), for the arbiter to confirm."""
         return self._game.board_result()
+
+
+def _sequences(start: Position, tolerate: Bitboard, picture: Picture, depths: range) -> list[Seq]:
+    """Every sequence of legal plies from ``start``, of a length in ``depths``, whose end
+    fits the picture exactly (shortest first).
+
+    Pruning: ``r`` more plies change at most ``2 r`` squares plus one per piece they
+    capture, and captures only remove pieces, so a node whose mismatch with the picture is
+    larger than that cannot lead to it; nor can one that needs more pieces of a colour to
+    arrive or leave than that colour's plies allow (:meth:`Picture.reachable`). Nodes are
+    memoised, so transpositions are expanded once.
+    """
+    memo: dict[tuple[Position, int, Bitboard], list[Seq]] = {}
+    picture_pieces = (picture.white | picture.black).bit_count()
+
+    def search(pos: Position, left: int, tol: Bitboard) -> list[Seq]:
+        wrong = picture.mismatch(pos, tol)
+        if left == 0:
+            return [()] if wrong == 0 else []
+        excess = (pos.white | pos.black).bit_count() - picture_pieces
+        if wrong.bit_count() > 2 * left + max(excess, 0):
+            return []
+        mover, other = (left + 1) // 2, left // 2
+        white, black = (mover, other) if pos.turn is Color.WHITE else (other, mover)
+        if not picture.reachable(pos, tol, white, black):
+            return []
+        node = (pos, left, tol)
+        if node not in memo:
+            memo[node] = [
+                (m, *rest)
+                for m in pos.legal_moves()
+                for rest in search(pos.play(m), left - 1, _moved_tolerance(pos, m, tol))
+            ]
+        return memo[node]
+
+    return [seq for depth in depths for seq in search(start, depth, tolerate)]
+
+
+def _mover(position: Position, picture: Picture) -> Color | None:
+    """Who seems to have moved: the only colour with pieces on squares that did not hold
+    them; the side to move when both have; None when no piece arrived anywhere."""
+    known = picture.known
+    white = picture.white & ~position.white & known
+    black = picture.black & ~position.black & known
+    if not white and not black:
+        return None
+    if white and black:
+        return position.turn
+    return Color.WHITE if white else Color.BLACK
+
+
+def _common_prefix(sequences: list[Seq]) -> Seq:
+    """The plies every sequence starts with."""
+    if not sequences:
+        return ()
+    n = 0
+    while all(len(seq) > n and seq[n] == sequences[0][n] for seq in sequences):
+        n += 1
+    return sequences[0][:n]
 
 
 def _conflict(a: Picture, b: Picture) -> bool:

@@ -15,13 +15,13 @@ Irregularities are injected by showing the board states they produce
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rules.move import Move
 from rules.observation import TOP_COUNT, Observation, SquareReading, Top
+from rules.pdn import iter_games
 from rules.position import Position
 from rules.recorder import RecordedPly
 from rules.variants import Variant, find_variant
@@ -275,40 +275,16 @@ class RealGame:
     moves: tuple[Move, ...]
 
 
-_COMMENT = re.compile(r"\{[^}]*\}|;[^\n]*")
-_NOISE_TOKEN = re.compile(r"^(\d+\.+|\$\d+|1-0|0-1|2-0|0-2|1-1|0-0|1/2-1/2|\*|[!?]+)$")
-
-
 def read_pdn_games(path: Path, variant_name: str) -> Iterator[RealGame]:
-    """Games of one PDN file replayed in ``variant_name``; a game that does not replay (or
-    starts from a FEN) is skipped. A minimal movetext reader for test data only."""
+    """Games of one PDN file replayed in ``variant_name``, from the start position (a game
+    from another FEN, or that does not replay, is skipped). Uses the rules core's reader."""
     variant = find_variant(variant_name)
-    text = path.read_text(encoding="utf-8", errors="replace")
-    for number, chunk in enumerate(re.split(r"\n\s*\n(?=\[)", text)):
-        if "[FEN" in chunk:
-            continue
-        body = _COMMENT.sub(" ", re.sub(r"^\[.*\]\s*$", "", chunk, flags=re.M))
-        while "(" in body:
-            stripped = re.sub(r"\([^()]*\)", " ", body)
-            if stripped == body:
-                break
-            body = stripped
-        position = Position.initial(variant)
-        moves = []
-        try:
-            for token in body.split():
-                token = re.sub(r"^\d+\.+", "", token)
-                if not token or _NOISE_TOKEN.match(token):
-                    continue
-                move = position.parse_move(token)
-                moves.append(move)
-                position = position.play(move)
-        except ValueError:
-            continue
-        if moves:
-            yield RealGame(
-                f"{path.name}#{number}", variant, Position.initial(variant), tuple(moves)
-            )
+    initial = Position.initial(variant)
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for number, game in enumerate(iter_games(handle, variant=variant)):
+            if game.errors or not game.moves or game.start != initial:
+                continue
+            yield RealGame(f"{path.name}#{number}", variant, initial, tuple(game.moves))
 
 
 def read_acf_games(path: Path, limit: int) -> Iterator[RealGame]:

@@ -188,7 +188,7 @@ def _run(sim: Simulator, variant: str) -> Recorder:
     return recorder
 
 
-@pytest.mark.parametrize("variant", ["international", "russian"])
+@pytest.mark.parametrize("variant", ["international", "russian", "english", "italian"])
 @pytest.mark.parametrize(
     ("kind", "finder", "is_move"), INJECTIONS, ids=[k.value for k, *_ in INJECTIONS]
 )
@@ -227,7 +227,7 @@ def _promotion_game(shared_data: Path, variant: str) -> tuple[RealGame, int]:
     pytest.skip(f"no {variant} game in the shared data crowns a man")
 
 
-@pytest.mark.parametrize("variant", ["international", "russian"])
+@pytest.mark.parametrize("variant", ["international", "russian", "english", "italian"])
 def test_crowning_a_moment_late_is_no_irregularity(shared_data: Path, variant: str) -> None:
     game, _k = _promotion_game(shared_data, variant)
     sim = Simulator(game.variant, Noise(late_crowning_rate=1.0, square_error_rate=0.01), seed=1)
@@ -237,7 +237,7 @@ def test_crowning_a_moment_late_is_no_irregularity(shared_data: Path, variant: s
     assert [r.move for r in recorder.record] == list(game.moves)
 
 
-@pytest.mark.parametrize("variant", ["international", "russian"])
+@pytest.mark.parametrize("variant", ["international", "russian", "english", "italian"])
 def test_man_left_uncrowned_is_flagged_when_the_opponent_moves(
     shared_data: Path, variant: str
 ) -> None:
@@ -253,7 +253,7 @@ def test_man_left_uncrowned_is_flagged_when_the_opponent_moves(
     assert [r.move for r in recorder.record] == list(game.moves[: k + 4])
 
 
-@pytest.mark.parametrize("variant", ["international", "russian"])
+@pytest.mark.parametrize("variant", ["international", "russian", "english", "italian"])
 def test_king_losing_its_crown_is_flagged_and_stays_a_king(shared_data: Path, variant: str) -> None:
     game, k = _promotion_game(shared_data, variant)
     sim = Simulator(game.variant, NOISE, seed=3)
@@ -274,7 +274,7 @@ def test_king_losing_its_crown_is_flagged_and_stays_a_king(shared_data: Path, va
     assert [r.move for r in recorder.record] == list(game.moves[: k + 6])
 
 
-@pytest.mark.parametrize("variant", ["international", "russian"])
+@pytest.mark.parametrize("variant", ["international", "russian", "english", "italian"])
 def test_board_turned_half_a_turn_is_flagged_and_the_game_still_recorded(
     shared_data: Path, variant: str
 ) -> None:
@@ -328,3 +328,76 @@ def test_scoresheet_continues_after_an_irregularity_with_a_fen_and_the_article(
     assert second.start == recorder.record[flag.ply - 1].after
     assert flag.article in first.comments[first.ply]
     assert "[%time" in first.comments[1]
+
+
+def test_a_board_no_hypothesis_explains_is_reported_and_followed() -> None:
+    """Three white men moved at once: no named irregularity fits; the recorder says so,
+    takes White as the mover and follows the board (Black to move)."""
+    variant = find_variant("international")
+    start = Position.initial(variant)
+    stacks = dict(start.stacks())
+    g = variant.geometry
+    for frm, to in (("31", "26"), ("32", "27"), ("33", "29")):
+        stacks[g.parse_square(to)] = stacks.pop(g.parse_square(frm))
+    board = Position.from_stacks(variant, stacks, start.turn.other)
+    sim = Simulator(variant, NOISE, seed=12)
+    sim.settle(tops_of(start))
+    sim.show(tops_of(board), STAND_FRAMES)
+    after = sim.play(board, board.parse_move("19-23"))
+    sim.settle(tops_of(after), 20)
+    recorder = _run(sim, "international")
+    assert recorder.flags == []
+    assert [type(e).__name__ for e in recorder.events] == [
+        "PositionUnexplained",
+        "Resynchronised",
+        "MoveRecorded",
+    ]
+    assert recorder.position == after
+    assert [r.notation for r in recorder.record] == ["?", "19-23"]
+
+
+def test_scoresheet_after_pieces_removed_between_moves(shared_data: Path) -> None:
+    recorder = _after_injection(shared_data, _pieces_removed, restore=False)
+    (flag,) = recorder.flags
+    first, second = read_games_text(recorder.scoresheet())
+    assert first.ply == flag.ply and second.ply == 2
+    assert second.start == recorder.record[flag.ply].before
+    assert "resynchronised" in second.comments[0]
+    assert flag.article in first.comments[first.ply]
+
+
+@pytest.mark.parametrize("variant", ["international", "russian"])
+def test_a_move_taken_back_after_release_is_flagged_and_leaves_the_record(
+    shared_data: Path, variant: str
+) -> None:
+    game = shared_games(shared_data, variant, 1)[0]
+    k = 8
+    sim = Simulator(game.variant, NOISE, seed=13)
+    position = game.start
+    sim.settle(tops_of(position))
+    for move in game.moves[: k - 1]:
+        position = sim.play(position, move)
+    sim.play(position, game.moves[k - 1])
+    sim.show(tops_of(position), STAND_FRAMES)  # taken back (I 5.4.4)
+    instead = next(m for m in position.legal_moves() if m != game.moves[k - 1])
+    after = sim.play(position, instead)
+    sim.settle(tops_of(after), 20)
+    recorder = _run(sim, variant)
+    assert [(f.kind, f.ply) for f in recorder.flags] == [(K.MOVE_TAKEN_BACK, k)]
+    assert [r.move for r in recorder.record] == [*game.moves[: k - 1], instead]
+    (read,) = read_games_text(recorder.scoresheet())
+    assert read.moves == [*game.moves[: k - 1], instead]
+
+
+def test_a_move_taken_back_and_left_so_is_flagged(shared_data: Path) -> None:
+    game = shared_games(shared_data, "international", 1)[0]
+    sim = Simulator(game.variant, Noise(square_error_rate=0.01), seed=14)
+    position = game.start
+    sim.settle(tops_of(position))
+    for move in game.moves[:5]:
+        position = sim.play(position, move)
+    sim.play(position, game.moves[5])
+    sim.show(tops_of(position), STAND_FRAMES)
+    recorder = _run(sim, "international")
+    assert [(f.kind, f.ply) for f in recorder.flags] == [(K.MOVE_TAKEN_BACK, 6)]
+    assert recorder.ply == 5 and recorder.position == position

@@ -207,3 +207,37 @@ def test_a_repetition_can_be_claimed_before_the_repeating_move() -> None:
     assert claims["a7-b8"].state is DrawState.CLAIMABLE
     assert "S1 §8.2.3" in claims["a7-b8"].detail
     assert game.ply == 7  # nothing was played
+
+
+@pytest.mark.parametrize(
+    ("fen", "stronger", "moves", "article"),
+    [
+        # §8.2.7: 4K against 2K with one of them on the main road.
+        ("W:WKc1,Ke1,Kg1,Kd2:BKb2,Kd8", Color.WHITE, 5, "S1 §8.2.7"),
+        # §8.2.10: 2K (one on the main road) + a7 against K + b8, and mirrored for Black.
+        ("W:WKb2,Kd2,a7:BKh6,b8", Color.WHITE, 5, "S1 §8.2.10"),
+        ("B:WKe3,g1:BKb2,Kd8,h2", Color.BLACK, 5, "S1 §8.2.10"),
+        # §8.2.13: K + h6 + two men right of the main road against K on it + f8; mirrored.
+        ("W:WKd2,h6,c1,h4:BKg7,f8", Color.WHITE, 5, "S1 §8.2.13"),
+        ("B:WKb2,c1:BKe7,a3,f8,a5", Color.BLACK, 5, "S1 §8.2.13"),
+        # §8.2.17: 2K + a1 against K + a3.
+        ("W:WKc3,Ke5,a1:BKh8,a3", Color.WHITE, 15, "S1 §8.2.17"),
+        # §8.2.24: 4K holding the main road and a double line against 2K off them.
+        ("W:WKa1,Kg1,Kc1,Ke1:BKd8,Kh4", Color.WHITE, 30, "S1 §8.2.24"),
+    ],
+)
+def test_draughts64_placement_endings(fen: str, stronger: Color, moves: int, article: str) -> None:
+    own_moves_in = 2 * moves - 1  # plies from the stronger side's first move to its Nth
+    assert _status("russian", fen, material_plies=own_moves_in, arose_with=stronger) == (
+        DrawState.CLAIMABLE,
+        article,
+    )
+    assert _status("russian", fen, material_plies=own_moves_in - 2, arose_with=stronger)[0] is (
+        DrawState.NONE
+    )
+
+
+def test_portuguese_leaves_out_the_placement_articles() -> None:
+    # PT §8.2 keeps §8.2.13 only by name, without squares for its board: not applied.
+    fen = "W:W1,2,3,K4:BK30,32"
+    assert _status("portuguese", fen, material_plies=9)[0] is DrawState.NONE

@@ -254,3 +254,22 @@ def test_pdn_check_cli_passes_a_clean_file_and_rejects_an_unknown_variant(
     assert CliRunner().invoke(app, ["pdn", "check", str(path), "--variant", "pool"]).exit_code == 0
     bad = CliRunner().invoke(app, ["pdn", "check", str(path), "--variant", "chess"])
     assert bad.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1. 32-28 {never closed\n19-23 *", "unterminated comment"),
+        ("1. 32-28 19-23) 2. 33-29 *", "unmatched ')'"),
+        ("1. 32-28 (19-23 *", "unclosed variation"),
+        ("1. 32-28 @@ 19-23 *", "unexpected text: '@@'"),
+        ('1. 32-28 [Event "x"] 19-23 *', "inside the moves"),
+    ],
+)
+def test_malformed_pdn_is_reported_with_game_and_ply(text: str, message: str) -> None:
+    (game,) = read_games_text(text)
+    assert game.errors, text
+    error = game.errors[0]
+    assert message in str(error)
+    assert error.game == 1 and error.ply is not None
+    assert str(error).startswith(f"game 1, ply {error.ply}: ")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rules.events import MoveRecorded
+from rules.pdn import read_games_text
 from rules.position import Position
 from rules.recorder import Recorder
 from rules.variants import find_variant
@@ -40,6 +41,8 @@ def test_the_codes_sample_games_are_recorded_exactly(
     assert [r.move for r in recorder.record] == moves
     assert recorder.position == position  # every hidden piece of every tower
     assert recorder.flags == []
+    (scoresheet,) = read_games_text(recorder.scoresheet())
+    assert scoresheet.moves == moves and not scoresheet.errors
 
 
 def _play_from(fen: str, variant: str, route: str, noise: Noise) -> tuple[Recorder, str]:
