@@ -13,8 +13,11 @@ Event kinds (``JournalEvent.kind``) and their data:
                   against the position, so a journal can never hold an illegal move.
 ``flag``          ``{"kind", "ply", "article"?, "message"?}``: an irregularity or a draw
                   rule for the arbiter (the recorder never acts on it, R-IRR-02).
-``resync``        ``{"fen", "reason"?}``: the board shows a position no legal move
-                  reaches; the game goes on from it (I 5.7, R-IRR-03).
+``resync``        ``{"fen", "reason"?, "ply"?, "irregular"?}``: the board shows a
+                  position no legal move reaches; the game goes on from it (I 5.7,
+                  R-IRR-03). With ``ply``, the record is first cut back to that many
+                  plies (a move taken back, I 5.4.4, leaves the record); with
+                  ``irregular``, ply ``ply`` is an irregular move that looked like it.
 ``confirm``       ``{"ply"}``: the arbiter confirms a move.
 ``correct``       ``{"ply", "notation"}``: the arbiter replaces the move at a ply; the
                   later moves are replayed after it.
@@ -45,12 +48,17 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Ply:
-    """One recorded move with the positions around it."""
+    """One recorded move with the positions around it.
+
+    ``move`` is None for an *irregular* ply: the board changed as no legal move changes
+    it (a capture not taken, say), the opponent decides (I 5.4) and play goes on from the
+    board (I 5.7); ``notation`` is then what the move looked like.
+    """
 
     number: int
     """1-based ply index in the game."""
     notation: str
-    move: Move
+    move: Move | None
     before: Position
     after: Position
     time: float
@@ -178,7 +186,14 @@ class GameRecord:
                 )
             )
         elif kind == "resync":
-            self._resync(str(d["fen"]), str(d.get("reason", "")))
+            ply = d.get("ply")
+            self._resync(
+                str(d["fen"]),
+                str(d.get("reason", "")),
+                ply=None if ply is None else int(ply),
+                irregular=d.get("irregular"),
+                when=event.time,
+            )
         elif kind == "confirm":
             ply = self._check_ply(int(d["ply"]))
             old = self.plies[ply - 1]
@@ -312,12 +327,28 @@ class GameRecord:
             Ply(self.ply + 1, name, move, before, before.play(move), when, corrected=corrected)
         )
 
-    def _resync(self, fen: str, reason: str) -> None:
+    def _resync(
+        self,
+        fen: str,
+        reason: str,
+        *,
+        ply: int | None = None,
+        irregular: str | None = None,
+        when: float = 0.0,
+    ) -> None:
         try:
             position = Position.from_fen(self.variant, fen)
         except RulesError as exc:
             raise RecordError(f"resync after ply {self.ply}: {exc}") from None
-        self.resyncs.append(Resync(self.ply, position, reason))
+        keep = self.ply if ply is None else ply - (1 if irregular else 0)
+        if not 0 <= keep <= self.ply:
+            raise RecordError(f"resync at ply {ply}: the game has {self.ply} moves")
+        self._takeback(keep)
+        if irregular:
+            before = self.position
+            self.plies.append(Ply(keep + 1, irregular, None, before, position, when))
+        elif position != self.position:
+            self.resyncs.append(Resync(self.ply, position, reason))
 
     def _takeback(self, ply: int) -> None:
         if not 0 <= ply <= self.ply:
@@ -341,6 +372,9 @@ class GameRecord:
         for i, text in enumerate(notations[keep_from - 1 :], start=keep_from):
             old = self.plies[i - 1]
             corrected = i == keep_from
+            if old.move is None and not corrected:  # an irregular ply: the board decided
+                trial.plies.append(replace(old, before=trial.position))
+                continue
             trial._push(text, when if corrected else old.time, corrected=corrected or old.corrected)
             if not corrected and old.confirmed:
                 trial.plies[-1] = replace(trial.plies[-1], confirmed=True)

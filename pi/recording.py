@@ -9,6 +9,7 @@ position, and its ply numbers are offset by the plies already in the journal.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from pi.pipeline import RecorderOutput
@@ -22,7 +23,7 @@ from rules.events import (
     Resynchronised,
 )
 from rules.observation import Observation
-from rules.recorder import Recorder, RecorderConfig
+from rules.recorder import RecordedPly, Recorder, RecorderConfig
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +50,15 @@ class RecorderAdapter:
     def observe(self, observation: Observation) -> list[RecorderOutput]:
         out: list[RecorderOutput] = []
         for message in self.recorder.feed(observation):
-            out += journal_entries(message.event, self.offset)
+            out += journal_entries(message.event, self.offset, self.recorder.record)
         return out
 
 
-def journal_entries(event: Event, offset: int = 0) -> list[RecorderOutput]:
-    """The journal events for one recorder event (plies offset by ``offset``)."""
+def journal_entries(
+    event: Event, offset: int = 0, record: Sequence[RecordedPly] = ()
+) -> list[RecorderOutput]:
+    """The journal events for one recorder event (plies offset by ``offset``); ``record``
+    is the recorder's record, which names an irregular ply a resync follows."""
     ply = offset + event.ply if hasattr(event, "ply") else offset
     if isinstance(event, MoveRecorded):
         move: dict[str, Any] = {
@@ -95,7 +99,10 @@ def journal_entries(event: Event, offset: int = 0) -> list[RecorderOutput]:
     if isinstance(event, PositionUnexplained):
         return [("flag", {"kind": "unexplained", "ply": ply, "message": event.picture})]
     if isinstance(event, Resynchronised):
-        return [("resync", {"fen": event.fen, "reason": event.reason, "ply": ply})]
+        resync: dict[str, Any] = {"fen": event.fen, "reason": event.reason, "ply": ply}
+        if 0 < event.ply <= len(record) and record[event.ply - 1].move is None:
+            resync["irregular"] = record[event.ply - 1].notation
+        return [("resync", resync)]
     if isinstance(event, DrawNoticed):
         return [
             (

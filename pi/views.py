@@ -50,7 +50,7 @@ def game_state(record: GameRecord, *, include_flags: bool = True) -> dict[str, A
         "turn": position.turn.name.lower(),
         "pieces": [{"square": sq, "stack": stack_string(st)} for sq, st in position.stacks()],
         "last_move": None
-        if last is None or last.after != position
+        if last is None or last.move is None or last.after != position
         else {
             "ply": last.number,
             "notation": last.notation,
@@ -63,6 +63,7 @@ def game_state(record: GameRecord, *, include_flags: bool = True) -> dict[str, A
                 "number": (p.number - 1 + offset) // 2 + 1,
                 "side": p.before.turn.name.lower(),
                 "notation": p.notation,
+                "irregular": p.move is None,
                 "confirmed": p.confirmed,
                 "corrected": p.corrected,
             }

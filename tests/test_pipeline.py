@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -17,10 +17,13 @@ from pi.journal import Journal
 from pi.pipeline import LatestSlot, LivePipeline
 from pi.recording import RecorderAdapter
 from pi.replay import ObservationSource, scripted_observations
+from pi.scoresheet import game_pdn
 from pi.tables import TableService
 from rules import Move, Position, find_variant
 from rules.observation import Observation
-from tests.observation_sim import Noise, Simulator
+from rules.pdn import read_games_text
+from rules.recorder import Recorder
+from tests.observation_sim import Noise, Simulator, tops_of
 from tests.pi_support import USSR1947, WK2003, StalledCamera, first_game_moves
 
 INTERNATIONAL = find_variant("international")
@@ -268,3 +271,83 @@ def test_bumped_board_is_reported_and_recording_resumes() -> None:
     assert pipeline.health().status == "ok"
     assert service.current("t").notations() == ["32-28", "19-23"]
     pipeline.stop()
+
+
+# -- irregularities: the journal keeps what the recorder decided -------------------------------
+
+STAND_FRAMES = 40  # an irregular board left standing 4 s, past the I 5.5 grace
+
+
+def taken_back_and_replaced(shared_data: Path) -> Simulator:
+    """Ply 8 is made, taken back after release (I 5.4.4), and another move played."""
+    moves = real_moves(shared_data, WK2003, "international", limit=8)
+    sim = Simulator(INTERNATIONAL, Noise(square_error_rate=0.005), seed=13)
+    position = Position.initial(INTERNATIONAL)
+    sim.settle(tops_of(position))
+    for move in moves[:7]:
+        position = sim.play(position, move)
+    sim.play(position, moves[7])
+    sim.show(tops_of(position), STAND_FRAMES)
+    instead = next(m for m in position.legal_moves() if m != moves[7])
+    after = sim.play(position, instead)
+    sim.play(after, after.legal_moves()[0])
+    return sim
+
+
+def unexplained_then_played_on(shared_data: Path) -> Simulator:
+    """Three white men moved at once (no named irregularity fits), then play goes on."""
+    start = Position.initial(INTERNATIONAL)
+    stacks = dict(start.stacks())
+    g = INTERNATIONAL.geometry
+    for frm, to in (("31", "26"), ("32", "27"), ("33", "29")):
+        stacks[g.parse_square(to)] = stacks.pop(g.parse_square(frm))
+    board = Position.from_stacks(INTERNATIONAL, stacks, start.turn.other)
+    sim = Simulator(INTERNATIONAL, Noise(), seed=12)
+    sim.settle(tops_of(start))
+    sim.show(tops_of(board), STAND_FRAMES)
+    after = sim.play(board, board.parse_move("19-23"))
+    sim.settle(tops_of(after), 20)
+    return sim
+
+
+def pieces_removed_between_moves(shared_data: Path) -> Simulator:
+    """After ply 6 a black man disappears from the board (I 5.4.7); play goes on."""
+    moves = real_moves(shared_data, WK2003, "international", limit=10)
+    sim = Simulator(INTERNATIONAL, Noise(), seed=5)
+    position = Position.initial(INTERNATIONAL)
+    sim.settle(tops_of(position))
+    for move in moves[:6]:
+        position = sim.play(position, move)
+    stacks = dict(position.stacks())
+    del stacks[INTERNATIONAL.geometry.parse_square("1")]
+    board = Position.from_stacks(INTERNATIONAL, stacks, position.turn)
+    sim.show(tops_of(board), STAND_FRAMES)
+    after = sim.play(board, board.legal_moves()[0])
+    sim.play(after, after.legal_moves()[0])
+    return sim
+
+
+@pytest.mark.parametrize(
+    "scenario", [taken_back_and_replaced, unexplained_then_played_on, pieces_removed_between_moves]
+)
+def test_journal_scoresheet_matches_the_recorders_own(
+    shared_data: Path, scenario: Callable[[Path], Simulator]
+) -> None:
+    sim = scenario(shared_data)
+    alone = Recorder(INTERNATIONAL)
+    for obs in sim.frames:
+        alone.feed(obs)
+    assert alone.flags or any(r.move is None for r in alone.record)  # it is irregular
+    service = TableService(Journal(":memory:"))
+    record = service.start_game("t", INTERNATIONAL)
+    LivePipeline(ObservationSource(sim.frames), None, RecorderAdapter(record), service, "t").run()
+    ours = service.current("t")
+    assert [p.notation for p in ours.plies] == [r.notation for r in alone.record]
+    assert ours.position == alone.position
+    assert sorted((f.kind, f.ply) for f in ours.flags if f.kind != "unexplained") == sorted(
+        (f.kind.value, f.ply) for f in alone.flags
+    )
+    theirs = read_games_text(alone.scoresheet())
+    mine = read_games_text(game_pdn(ours))
+    assert not any(g.errors for g in mine)
+    assert [(g.start, g.notations) for g in mine] == [(g.start, g.notations) for g in theirs]

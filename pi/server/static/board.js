@@ -122,6 +122,7 @@ function drawMoves(state) {
     td.textContent = m.notation;
     td.dataset.ply = m.ply;
     if (m.corrected) td.classList.add("corrected");
+    if (m.irregular) td.classList.add("irregular");
     if (m.confirmed) td.classList.add("confirmed");
     if (state.last_move && state.last_move.ply === m.ply) td.classList.add("current");
     if (arbiter) td.onclick = () => correctMove(m);
