@@ -55,6 +55,9 @@ class MoveRecorder(Protocol):
 RESTART_KINDS = frozenset({"game_started", "takeback", "correct"})
 """Journal events after which the recorder must continue from the journal's game."""
 
+RETRY_SECONDS = 1.0
+"""How often a failed live camera is reopened."""
+
 SETTLED_MOTION = 0.01
 SETTLED_OCCLUSION = 0.01
 """An observation this still and this clear counts as a settled board for the health view."""
@@ -151,7 +154,7 @@ class LivePipeline:
     """Capture, analyse and record one table until stopped (or the source ends).
 
     ``recognize`` is vision; it may be None for a source whose frames carry their
-    observation (:class:`~pi.replay.ScriptedGameSource`).
+    observation (:class:`~pi.replay.ObservationSource`).
     """
 
     def __init__(
@@ -218,36 +221,47 @@ class LivePipeline:
     # -- the two loops ----------------------------------------------------------------------------
 
     def _capture_loop(self) -> None:
+        """Read the source into the mailbox. A live camera that fails is reopened every
+        ``RETRY_SECONDS`` (the board page says "camera lost" meanwhile); a file that fails
+        ends the run."""
         c = self._counters
-        try:
-            with self.source:
+        state = "source ended"
+        while not self._stop.is_set():
+            try:
+                self._capture()
+                state = "source ended"
+                break
+            except Exception as exc:  # the game so far is safe in the journal
+                if isinstance(exc, CameraError | FileNotFoundError):
+                    log.error("capture failed: %s", exc)
+                else:
+                    log.exception("capture source %s failed", self.source)
+                state = "camera lost"
                 with c.lock:
-                    c.source_state = "ok"
-                for frame in self.source:
-                    if self._stop.is_set():
-                        break
-                    dropped = self._slot.put(frame, drop=self.source.live)
-                    with c.lock:
-                        c.captured += 1
-                        c.dropped += int(dropped)
-                        c.last_frame = frame.received
-                        c.capture_times.append(frame.received)
-            state = "source ended"
-        except (CameraError, FileNotFoundError) as exc:
-            log.error("capture failed: %s", exc)
-            state = "camera lost"
-            with c.lock:
-                c.errors += 1
-                c.last_error = str(exc)
-        except Exception as exc:  # the source crashed; the game so far is safe in the journal
-            log.exception("capture source %s failed", self.source)
-            state = "camera lost"
-            with c.lock:
-                c.errors += 1
-                c.last_error = f"{type(exc).__name__}: {exc}"
+                    c.errors += 1
+                    c.last_error = f"{type(exc).__name__}: {exc}"
+                    c.source_state = state
+                if not self.source.live:
+                    break
+                self._stop.wait(RETRY_SECONDS)
         with c.lock:
             c.source_state = "stopped" if self._stop.is_set() else state
         self._slot.close()
+
+    def _capture(self) -> None:
+        c = self._counters
+        with self.source:
+            with c.lock:
+                c.source_state = "ok"
+            for frame in self.source:
+                if self._stop.is_set():
+                    return
+                dropped = self._slot.put(frame, drop=self.source.live)
+                with c.lock:
+                    c.captured += 1
+                    c.dropped += int(dropped)
+                    c.last_frame = frame.received
+                    c.capture_times.append(frame.received)
 
     def _analysis_loop(self) -> None:
         while (frame := self._slot.take()) is not None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pi.capture import Frame, FrameSource, OpenCVCameraSource
+from pi.capture import CameraError, Frame, FrameSource, OpenCVCameraSource
 from pi.config import CameraSettings
 from pi.journal import Journal
 from pi.pipeline import LatestSlot, LivePipeline
@@ -215,13 +215,59 @@ def test_restarted_device_goes_on_from_journal_and_camera(
         assert len(service.games("t")) == 1
 
 
-def test_missing_camera_shows_as_camera_lost() -> None:
+def test_missing_camera_shows_as_camera_lost_and_is_retried() -> None:
     service = TableService(Journal(":memory:"))
     source = OpenCVCameraSource("/dev/video-not-there", CameraSettings())
     pipeline = pipeline_for(service, source)
-    health = pipeline.run()
-    assert health.status == "camera lost"
+    pipeline.start()
+    deadline = time.monotonic() + 10
+    while pipeline.health().errors < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    health = pipeline.health()
+    assert health.status == "camera lost" and health.errors >= 2  # tried again
     assert health.last_error is not None and "cannot open camera" in health.last_error
+    pipeline.stop()
+
+
+class FlakyCamera(FrameSource):
+    """A camera that fails to open once (unplugged), then delivers a game (plugged back)."""
+
+    live = True
+    needs_vision = False
+
+    def __init__(self, observations: list[Observation]) -> None:
+        self.observations = observations
+        self.opened = 0
+        self.closed = threading.Event()
+
+    def open(self) -> None:
+        self.opened += 1
+        if self.opened == 1:
+            raise CameraError("camera 0 is unplugged")
+
+    def close(self) -> None:
+        self.closed.set()
+
+    def __iter__(self) -> Iterator[Frame]:
+        for i, obs in enumerate(self.observations):
+            time.sleep(0.002)  # frames arrive no faster than a camera's
+            yield Frame(i, obs.time, None, observation=obs)
+        self.closed.wait(30)  # then nothing more, until the pipeline stops
+
+
+def test_camera_plugged_back_resumes_recording() -> None:
+    start = Position.initial(INTERNATIONAL)
+    move = start.parse_move("32-28")
+    service = TableService(Journal(":memory:"))
+    camera = FlakyCamera(list(scripted_observations(start, [move])))
+    pipeline = pipeline_for(service, camera)
+    pipeline.start()
+    deadline = time.monotonic() + 10
+    while service.current("t").ply == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pipeline.stop()
+    assert service.current("t").notations() == ["32-28"]
+    assert camera.opened == 2 and pipeline.health().errors == 1
 
 
 def test_stale_camera_is_reported_and_the_loop_stays_alive() -> None:
