@@ -68,3 +68,4 @@ def test_demo_names_a_missing_source() -> None:
     result = runner.invoke(app, ["demo", "--source", "no/such/game.mp4"])
     assert result.exit_code == 2
     assert "demo source not found" in result.output
+

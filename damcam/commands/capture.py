@@ -119,6 +119,8 @@ def record_command(
                 service = TableService(jr)
                 service.start_game(settings.table, settings.variant)
                 pipeline = build_pipeline(settings, service)
+                with pipeline.source:  # fail now, with the reason, if it cannot be opened
+                    pass
                 err.print(f"recording {pipeline.source} ({settings.variant}); Ctrl-C to stop")
                 try:
                     health = pipeline.run()
