@@ -592,7 +592,8 @@ class Recorder:
         for r in seg.plies:
             assert r.move is not None
             self._game.push(r.move)
-        self._draw_key = (self._game.draw_status().state, self._game.draw_status().rule)
+        status = self._game.draw_status()
+        self._draw_key = (status.state, status.rule)
 
     def _check_crowns(self, picture: Picture, time: float) -> None:
         """A ply is being recorded: a man crowned on an earlier ply that still looks like
