@@ -170,6 +170,14 @@ class GameRecord:
 
     def apply(self, event: JournalEvent) -> None:
         """Fold one more event in; raises :class:`RecordError` (the record unchanged)."""
+        try:
+            self._apply(event)
+        except RecordError:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:  # a field missing or of a wrong type
+            raise RecordError(f"bad {event.kind} event {dict(event.data)!r}: {exc!r}") from None
+
+    def _apply(self, event: JournalEvent) -> None:
         d = event.data
         kind = event.kind
         if kind == "move":

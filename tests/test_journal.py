@@ -145,6 +145,16 @@ def test_a_hand_edited_journal_folds_with_a_flag_instead_of_failing(tmp_path: Pa
     assert "ply 2" in record.flags[0].message
 
 
+def test_malformed_event_is_refused_naming_it() -> None:
+    service = TableService(Journal(":memory:"))
+    game = service.start_game("t", "international")
+    with pytest.raises(RecordError, match="bad correct event"):
+        service.record("t", "correct", {"notation": "32-28"})  # no ply
+    with pytest.raises(RecordError, match="unknown result '1-0'"):
+        service.record("t", "result", {"result": "1-0"})
+    assert len(service.journal.events("t", game.game_id)) == 1
+
+
 def test_resync_continues_from_the_board_position() -> None:
     service = TableService(Journal(":memory:"))
     service.start_game("t", "international")
