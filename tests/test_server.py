@@ -157,7 +157,9 @@ def test_new_game_keeps_the_old_one(server: str) -> None:
     assert [g["ply"] for g in games] == [1, 0]
     old = httpx.get(f"{server}/api/tables/7/games/{games[0]['game']}/pdn").text
     assert "1. 32-28" in old
-    bad = httpx.post(f"{server}/api/tables/7/arbiter/games", json={"fen": "X:nonsense"}, headers=AUTH)
+    bad = httpx.post(
+        f"{server}/api/tables/7/arbiter/games", json={"fen": "X:nonsense"}, headers=AUTH
+    )
     assert bad.status_code == 422 and "nonsense" in bad.json()["detail"]
 
 
