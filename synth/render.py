@@ -104,6 +104,7 @@ class Renderer:
         )
         # The mask target alone, to clear it to black after the frame's table colour.
         self._mask_only = self.ctx.framebuffer(color_attachments=[mask])
+        self._grain = post.grain_bank(size)
         self._textures: dict[tuple[object, ...], moderngl.Texture] = {}
         self._shape = (h, w)
 
@@ -146,7 +147,7 @@ class Renderer:
         camera = place_camera(style, layout.width_mm, self.size, jitter=camera_jitter)
         parts = hand_parts(style, layout, hand_target)
         self._draw(camera, style, layout, placed, variant.towers, parts)
-        image = post.finish(self._read(0), style, frame_seed)
+        image = post.finish(self._read(0), style, frame_seed, self._grain)
         occlusion_mask = self._read(1)[..., 0] > 127 if parts else None
         truth = build_truth(position, placed, style, layout, camera, variant.towers, occlusion_mask)
         return Rendered(image, truth)
