@@ -21,7 +21,7 @@ from rules.pieces import stack_string
 from rules.position import Position
 from synth import meshes, post, shaders
 from synth.board_texture import BoardLayout, board_image, layout_for
-from synth.camera import Camera, place_camera
+from synth.camera import Camera, distortion_maps, place_camera
 from synth.hand import Part, hand_parts
 from synth.pieces import STRIPE_NEUTRAL, Disc, Placement, discs, placements, stack_height
 from synth.scene import BOARD_SCHEMES, Style, kelvin_to_rgb
@@ -118,6 +118,9 @@ class Renderer:
         # The mask target alone, to clear it to black after the frame's table colour.
         self._mask_only = self.ctx.framebuffer(color_attachments=[mask])
         self._grain = post.grain_bank(size)
+        self._lens_maps: dict[
+            tuple[bytes, bytes], tuple[NDArray[np.float32], NDArray[np.float32]]
+        ] = {}
         self._textures: dict[tuple[object, ...], moderngl.Texture] = {}
         self._shape = (h, w)
 
@@ -159,9 +162,14 @@ class Renderer:
         layout = layout_for(style, variant.geometry)
         camera = place_camera(style, layout.width_mm, self.size, jitter=camera_jitter)
         parts = hand_parts(style, layout, hand_target)
-        self._draw(camera, style, layout, placed, variant.towers, parts)
-        image = post.finish(self._read(0), style, frame_seed, self._grain)
-        occlusion_mask = self._read(1)[..., 0] > 127 if parts else None
+        self._draw(camera.pinhole(), style, layout, placed, variant.towers, parts)
+        colour = self._through_lens(camera, self._read(0), cv2.INTER_LINEAR)
+        image = post.finish(colour, style, frame_seed, self._grain)
+        occlusion_mask = None
+        if parts:
+            occlusion_mask = (
+                self._through_lens(camera, self._read(1), cv2.INTER_NEAREST)[..., 0] > 127
+            )
         truth = build_truth(position, placed, style, layout, camera, variant.towers, occlusion_mask)
         return Rendered(image, truth)
 
@@ -281,6 +289,22 @@ class Renderer:
         for part in parts:
             model.write(_gl_matrix(part.model))
             self.shadow_vaos["sphere"].render()
+
+    def _through_lens(
+        self, camera: Camera, image: NDArray[np.uint8], interpolation: int
+    ) -> NDArray[np.uint8]:
+        """The pinhole render bent by the camera's lens distortion (maps cached per lens)."""
+        if not camera.distorted:
+            return image
+        key = (camera.K.tobytes(), camera.dist.tobytes())
+        maps = self._lens_maps.get(key)
+        if maps is None:
+            maps = distortion_maps(camera)
+            if len(self._lens_maps) >= _TEXTURE_CACHE:
+                self._lens_maps.pop(next(iter(self._lens_maps)))
+            self._lens_maps[key] = maps
+        bent = cv2.remap(image, maps[0], maps[1], interpolation, borderMode=cv2.BORDER_REPLICATE)
+        return np.asarray(bent, dtype=np.uint8)
 
     def _read(self, attachment: int) -> NDArray[np.uint8]:
         """A target of the frame, RGB, top row first (OpenGL reads bottom row first)."""

@@ -89,6 +89,8 @@ class Style:
     """Camera turned about the board's centre (0 = on White's side)."""
     roll_deg: float = 0.0
     focal_px: float = 600.0
+    distortion: tuple[float, float] = (0.0, 0.0)
+    """Radial lens distortion (k1, k2) as OpenCV models it; negative k1 is barrel."""
     fill: float = 0.85
     """Fraction of the image's shorter side the board spans (sets camera distance)."""
     offset: tuple[float, float] = (0.0, 0.0)
@@ -186,6 +188,11 @@ class Style:
             blur_sigma=float(rng.choice([0.0, 0.0, rng.uniform(0.3, 1.2)])),
             jpeg_quality=int(rng.choice([0, int(rng.integers(55, 95))])),
             piece_jitter_mm=float(rng.uniform(0.3, 1.8)),
+            distortion=(
+                (float(rng.uniform(-0.3, 0.05)), float(rng.uniform(-0.05, 0.1)))
+                if rng.random() < 0.35
+                else (0.0, 0.0)
+            ),
             hand=hand_style,
         )
 

@@ -46,11 +46,16 @@ def grey(image: NDArray[np.uint8], uv: list[float]) -> float:
     return float(cv2.cvtColor(image[v - 1 : v + 2, u - 1 : u + 2], cv2.COLOR_BGR2GRAY).mean())
 
 
-def test_projected_corners_land_on_the_edge_of_the_grid(renderer: Renderer) -> None:
+@pytest.mark.parametrize("distortion", [(0.0, 0.0), (-0.3, 0.05)])
+def test_projected_corners_land_on_the_edge_of_the_grid(
+    renderer: Renderer, distortion: tuple[float, float]
+) -> None:
     # wood-dark: light squares are much brighter than the border; the 10x10 grid's
     # top-left and bottom-right squares are light (dark squares have odd row + col).
+    # Barrel distortion moves the corners most: the truth must follow the lens.
     empty = Position.from_stacks(INTERNATIONAL, {}, Color.WHITE)
-    out = renderer.render(empty, tilted(board="wood-dark", border_mm=30.0))
+    style = tilted(board="wood-dark", border_mm=30.0, fill=0.9, distortion=distortion)
+    out = renderer.render(empty, style)
     corners = np.array(out.truth["corners"])
     centre = corners.mean(axis=0)
     for index in (0, 2):
