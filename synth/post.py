@@ -25,6 +25,12 @@ def finish(
 ) -> NDArray[np.uint8]:
     """An RGB image as the camera would deliver it: blurred, noisy, JPEG'd, BGR."""
     image = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+    if style.vignette > 0:
+        height, width = image.shape[:2]
+        ys = np.linspace(-1.0, 1.0, height, dtype=np.float32)[:, None]
+        xs = np.linspace(-1.0, 1.0, width, dtype=np.float32)[None, :]
+        falloff = 1.0 - np.float32(style.vignette) * (xs * xs + ys * ys) / 2.0
+        image = np.clip(image * falloff[..., None], 0, 255).astype(np.uint8)
     if style.blur_sigma > 0:
         image = cv2.GaussianBlur(image, (0, 0), style.blur_sigma)
     if style.noise_sigma > 0:

@@ -182,6 +182,7 @@ class Renderer:
             style.square_mm,
             style.border_mm,
             style.markers,
+            style.coordinates,
         )
         texture = self._textures.get(key)
         if texture is None:
