@@ -37,9 +37,15 @@ def _renders(renderer: Renderer) -> list[NDArray[np.uint8]]:
     )
     baxter = dataclasses.replace(
         Style.random(22, russian, hand=False),
-        board="paper",
+        board="black-white",
         pieces="red-green",
         tilt_deg=4.0,
+        distortion=(-0.3, 0.05),
+        roll_deg=1.0,
+        azimuth_deg=0.0,
+        offset=(0.0, 0.0),
+        vignette=0.5,
+        coordinates=False,
         table=(0.08, 0.08, 0.08),
         fill=0.95,
         exposure=1.2,
