@@ -79,6 +79,8 @@ def board_image(style: Style, geometry: BoardGeometry) -> NDArray[np.float32]:
     cv2.rectangle(image, (g0 - 1, g0 - 1), (g1, g1), line, max(1, px(0.8)))
     if style.markers:
         _draw_markers(image, layout, px_per_mm)
+    if style.coordinates:
+        _draw_coordinates(image, layout, px_per_mm, border)
     return np.clip(image, 0.0, 1.0)
 
 
@@ -114,3 +116,28 @@ def _draw_markers(image: NDArray[np.float32], layout: BoardLayout, px_per_mm: fl
         image[y - q : y + n + q, x - q : x + n + q] = 1.0
         marker = cv2.aruco.generateImageMarker(dictionary, marker_id, n)
         image[y : y + n, x : x + n] = (marker.astype(np.float32) / 255.0)[..., None] * 0.95 + 0.02
+
+
+def _draw_coordinates(
+    image: NDArray[np.float32], layout: BoardLayout, px_per_mm: float, border: NDArray[np.float32]
+) -> None:
+    """Files a, b, ... under the grid and ranks 1, 2, ... left of it, seen from White."""
+    ink = np.float32(0.95 if float(border.mean()) < 0.5 else 0.1)
+    margin = min(layout.border_mm, 12.0)
+    scale = margin * px_per_mm / 40.0
+    thickness = max(1, round(scale * 1.5))
+    g0, g1 = layout.border_mm, layout.border_mm + layout.grid_mm
+    letters = np.zeros(image.shape[:2], dtype=np.uint8)  # putText draws on bytes only
+    for i in range(layout.size):
+        along = (g0 + (i + 0.5) * layout.square_mm) * px_per_mm
+        for text, (x, y) in (
+            (chr(ord("a") + i), (along, (g1 + margin / 2) * px_per_mm)),
+            (str(layout.size - i), ((g0 - margin / 2) * px_per_mm, along)),
+        ):
+            (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
+            origin = (round(x - w / 2), round(y + h / 2))
+            cv2.putText(
+                letters, text, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, 255, thickness, cv2.LINE_AA
+            )
+    alpha = (letters.astype(np.float32) / 255.0)[..., None]
+    image[:] = image * (1 - alpha) + ink * alpha

@@ -7,8 +7,9 @@ against; the OpenGL matrices are derived from it so both agree to a fraction of 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -27,6 +28,40 @@ class Camera:
     t: F64
     width: int
     height: int
+    dist: F64 = field(default_factory=lambda: np.zeros(5))
+    """OpenCV distortion coefficients (k1, k2, p1, p2, k3)."""
+
+    @property
+    def distorted(self) -> bool:
+        return bool(np.any(self.dist))
+
+    def pinhole(self) -> Camera:
+        """The distortion-free camera to render with: same pose, focal length shortened
+        until its image covers everything the distorted lens sees (barrel distortion
+        sees beyond the pinhole's frame)."""
+        if not self.distorted:
+            return self
+        w, h = self.width, self.height
+        edge = np.array(
+            [
+                [0, 0],
+                [w / 2, 0],
+                [w - 1, 0],
+                [w - 1, h / 2],
+                [w - 1, h - 1],
+                [w / 2, h - 1],
+                [0, h - 1],
+                [0, h / 2],
+            ],
+            dtype=np.float32,
+        ).reshape(-1, 1, 2)
+        seen = cv2.undistortPoints(edge, self.K, self.dist, P=self.K).reshape(-1, 2)
+        reach = np.abs(seen - self.K[:2, 2]).max(axis=0) / np.array([w / 2, h / 2])
+        scale = 1.0 / max(1.0, float(reach.max()) * 1.02)
+        K = self.K.copy()
+        K[0, 0] *= scale
+        K[1, 1] *= scale
+        return Camera(K=K, R=self.R, t=self.t, width=w, height=h)
 
     @property
     def centre(self) -> F64:
@@ -34,7 +69,11 @@ class Camera:
         return np.asarray(-self.R.T @ self.t, dtype=np.float64)
 
     def project(self, points: F64) -> F64:
-        """Pixel coordinates (N, 2) of world points (N, 3)."""
+        """Pixel coordinates (N, 2) of world points (N, 3), through the lens distortion."""
+        if self.distorted:
+            rvec, _ = cv2.Rodrigues(self.R)
+            uv, _ = cv2.projectPoints(points.astype(np.float64), rvec, self.t, self.K, self.dist)
+            return np.asarray(uv.reshape(-1, 2), dtype=np.float64)
         cam = points @ self.R.T + self.t
         uvw = cam @ self.K.T
         return np.asarray(uvw[:, :2] / uvw[:, 2:3], dtype=np.float64)
@@ -102,4 +141,20 @@ def place_camera(
     right, down = c * right + s * down, -s * right + c * down
     R = np.stack([right, down, forward])
     t = -R @ centre
-    return Camera(K=K, R=R, t=t, width=width, height=height)
+    dist = np.array([style.distortion[0], style.distortion[1], 0.0, 0.0, 0.0])
+    return Camera(K=K, R=R, t=t, width=width, height=height, dist=dist)
+
+
+def distortion_maps(camera: Camera) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """``cv2.remap`` maps that turn the pinhole render into the distorted image.
+
+    For each pixel of the distorted image, the pixel of the :meth:`Camera.pinhole`
+    render it sees: OpenCV's iterative
+    ``undistortPoints`` inverts the distortion model that :meth:`Camera.project` applies.
+    """
+    h, w = camera.height, camera.width
+    us, vs = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    pixels = np.stack([us.ravel(), vs.ravel()], axis=1).reshape(-1, 1, 2)
+    render = camera.pinhole()
+    source = cv2.undistortPoints(pixels, camera.K, camera.dist, P=render.K).reshape(h, w, 2)
+    return source[..., 0].astype(np.float32), source[..., 1].astype(np.float32)

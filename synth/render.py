@@ -21,13 +21,15 @@ from rules.pieces import stack_string
 from rules.position import Position
 from synth import meshes, post, shaders
 from synth.board_texture import BoardLayout, board_image, layout_for
-from synth.camera import Camera, place_camera
+from synth.camera import Camera, distortion_maps, place_camera
 from synth.hand import Part, hand_parts
-from synth.pieces import STRIPE_NEUTRAL, Placement, discs, placements, stack_height
+from synth.pieces import STRIPE_NEUTRAL, Disc, Placement, discs, placements, stack_height
 from synth.scene import BOARD_SCHEMES, Style, kelvin_to_rgb
 
 BOARD_THICKNESS_MM = 14.0
 AMBIENT = 0.38
+SHADOW_MAP_PX = 512
+LIGHT_DISTANCE_MM = 2000.0
 WHITE = (1.0, 1.0, 1.0)
 # Surface looks, the fragment shader's ``mode``.
 MODE_FLAT, MODE_BOARD, MODE_PIECE, MODE_HAND = 0, 1, 2, 3
@@ -85,17 +87,28 @@ class Renderer:
         self.program = self.ctx.program(
             vertex_shader=shaders.VERTEX, fragment_shader=shaders.FRAGMENT
         )
-        self.vaos = {
-            name: self.ctx.vertex_array(
-                self.program, [(self.ctx.buffer(mesh.tobytes()), "3f 3f", "in_pos", "in_normal")]
+        self.shadow_program = self.ctx.program(
+            vertex_shader=shaders.SHADOW_VERTEX, fragment_shader=shaders.SHADOW_FRAGMENT
+        )
+        self.vaos: dict[str, moderngl.VertexArray] = {}
+        self.shadow_vaos: dict[str, moderngl.VertexArray] = {}
+        for name, mesh in (
+            ("disc", meshes.disc()),
+            ("box", meshes.box()),
+            ("quad", meshes.quad()),
+            ("sphere", meshes.sphere()),
+        ):
+            vbo = self.ctx.buffer(mesh.tobytes())
+            self.vaos[name] = self.ctx.vertex_array(
+                self.program, [(vbo, "3f 3f", "in_pos", "in_normal")]
             )
-            for name, mesh in (
-                ("disc", meshes.disc()),
-                ("box", meshes.box()),
-                ("quad", meshes.quad()),
-                ("sphere", meshes.sphere()),
+            self.shadow_vaos[name] = self.ctx.vertex_array(
+                self.shadow_program, [(vbo, "3f 12x", "in_pos")]
             )
-        }
+        self.shadow_map = self.ctx.depth_texture((SHADOW_MAP_PX, SHADOW_MAP_PX))
+        self.shadow_map.compare_func = "<="  # sampler2DShadow: 2x2 filtered comparisons
+        self.shadow_map.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        self.shadow_frame = self.ctx.framebuffer(depth_attachment=self.shadow_map)
         w, h = size
         # Colour, and the hand's occlusion mask as a second target (one pass for both).
         colour, mask = self.ctx.renderbuffer(size), self.ctx.renderbuffer(size)
@@ -104,6 +117,10 @@ class Renderer:
         )
         # The mask target alone, to clear it to black after the frame's table colour.
         self._mask_only = self.ctx.framebuffer(color_attachments=[mask])
+        self._grain = post.grain_bank(size)
+        self._lens_maps: dict[
+            tuple[bytes, bytes], tuple[NDArray[np.float32], NDArray[np.float32]]
+        ] = {}
         self._textures: dict[tuple[object, ...], moderngl.Texture] = {}
         self._shape = (h, w)
 
@@ -145,9 +162,14 @@ class Renderer:
         layout = layout_for(style, variant.geometry)
         camera = place_camera(style, layout.width_mm, self.size, jitter=camera_jitter)
         parts = hand_parts(style, layout, hand_target)
-        self._draw(camera, style, layout, placed, variant.towers, parts)
-        image = post.finish(self._read(0), style, frame_seed)
-        occlusion_mask = self._read(1)[..., 0] > 127 if parts else None
+        self._draw(camera.pinhole(), style, layout, placed, variant.towers, parts)
+        colour = self._through_lens(camera, self._read(0), cv2.INTER_LINEAR)
+        image = post.finish(colour, style, frame_seed, self._grain)
+        occlusion_mask = None
+        if parts:
+            occlusion_mask = (
+                self._through_lens(camera, self._read(1), cv2.INTER_NEAREST)[..., 0] > 127
+            )
         truth = build_truth(position, placed, style, layout, camera, variant.towers, occlusion_mask)
         return Rendered(image, truth)
 
@@ -160,6 +182,7 @@ class Renderer:
             style.square_mm,
             style.border_mm,
             style.markers,
+            style.coordinates,
         )
         texture = self._textures.get(key)
         if texture is None:
@@ -225,9 +248,18 @@ class Renderer:
         self._set("eye", tuple(camera.centre.tolist()))
         self._set("exposure", style.exposure)
         self._set("stripe_colour", STRIPE_NEUTRAL)
+        board_discs = discs(placed, style, towers, layout)
+        light_view_proj = _gl_matrix(_light_matrix(az, el, layout.width_mm))
+        self._cast_shadows(light_view_proj, board_discs, parts)
+        self.frame.use()
+        uniform = self.program["light_view_proj"]
+        assert isinstance(uniform, moderngl.Uniform)
+        uniform.write(light_view_proj)
+        self.shadow_map.use(1)
+        self._set("shadow_map", 1)
         for part in parts:
             self._shape_draw("sphere", part.model, Surface(part.colour, MODE_HAND, 0.15, 12.0))
-        for d in discs(placed, style, towers, layout):
+        for d in board_discs:
             model = _model((d.x, d.y, d.z), (d.radius, d.radius, d.height), d.angle)
             self._shape_draw("disc", model, Surface(d.colour, MODE_PIECE, 0.35, 40.0, d.stripe))
         self._texture(style).use(0)
@@ -240,10 +272,70 @@ class Renderer:
         slab = _model((0.0, 0.0, -BOARD_THICKNESS_MM / 2), (w, w, BOARD_THICKNESS_MM))
         self._shape_draw("box", slab, Surface(edge, MODE_FLAT))  # type: ignore[arg-type]
 
+    def _cast_shadows(
+        self, light_view_proj: bytes, board_discs: list[Disc], parts: list[Part]
+    ) -> None:
+        """Depth from the light of everything that casts a shadow (pieces, hand)."""
+        self.shadow_frame.clear(depth=1.0)
+        self.shadow_frame.use()
+        uniform = self.shadow_program["light_view_proj"]
+        model = self.shadow_program["model"]
+        assert isinstance(uniform, moderngl.Uniform) and isinstance(model, moderngl.Uniform)
+        uniform.write(light_view_proj)
+        for d in board_discs:
+            model.write(
+                _gl_matrix(_model((d.x, d.y, d.z), (d.radius, d.radius, d.height), d.angle))
+            )
+            self.shadow_vaos["disc"].render()
+        for part in parts:
+            model.write(_gl_matrix(part.model))
+            self.shadow_vaos["sphere"].render()
+
+    def _through_lens(
+        self, camera: Camera, image: NDArray[np.uint8], interpolation: int
+    ) -> NDArray[np.uint8]:
+        """The pinhole render bent by the camera's lens distortion (maps cached per lens)."""
+        if not camera.distorted:
+            return image
+        key = (camera.K.tobytes(), camera.dist.tobytes())
+        maps = self._lens_maps.get(key)
+        if maps is None:
+            maps = distortion_maps(camera)
+            if len(self._lens_maps) >= _TEXTURE_CACHE:
+                self._lens_maps.pop(next(iter(self._lens_maps)))
+            self._lens_maps[key] = maps
+        bent = cv2.remap(image, maps[0], maps[1], interpolation, borderMode=cv2.BORDER_REPLICATE)
+        return np.asarray(bent, dtype=np.uint8)
+
     def _read(self, attachment: int) -> NDArray[np.uint8]:
         """A target of the frame, RGB, top row first (OpenGL reads bottom row first)."""
         data = self.frame.read(components=3, attachment=attachment)
         return np.frombuffer(data, dtype=np.uint8).reshape(*self._shape, 3)[::-1]
+
+
+def _light_matrix(azimuth: float, elevation: float, board_width_mm: float) -> NDArray[np.float64]:
+    """Orthographic view-projection of a directional light covering the board."""
+    towards = np.array(
+        [
+            math.cos(elevation) * math.cos(azimuth),
+            math.cos(elevation) * math.sin(azimuth),
+            math.sin(elevation),
+        ]
+    )
+    eye = towards * LIGHT_DISTANCE_MM
+    forward = -towards
+    up = np.array([0.0, 1.0, 0.0]) if abs(forward[1]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    right = np.cross(forward, up)
+    right /= np.linalg.norm(right)
+    up = np.cross(right, forward)
+    view = np.eye(4)
+    view[:3, :3] = np.stack([right, up, -forward])
+    view[:3, 3] = -view[:3, :3] @ eye
+    half = board_width_mm * 0.75
+    near, far = LIGHT_DISTANCE_MM - 1500.0, LIGHT_DISTANCE_MM + 500.0
+    ortho = np.diag([1 / half, 1 / half, -2 / (far - near), 1.0])
+    ortho[2, 3] = -(far + near) / (far - near)
+    return ortho @ view
 
 
 def check_fits(position: Position, style: Style) -> None:

@@ -82,6 +82,8 @@ class Style:
     square_mm: float = 40.0
     border_mm: float = 25.0
     markers: bool = False
+    coordinates: bool = False
+    """Files a.. and ranks 1.. printed in the border, as many boards have."""
     table: RGB = (0.35, 0.25, 0.18)
     tilt_deg: float = 0.0
     """Camera tilt away from straight down, towards White's side (0 = overhead)."""
@@ -89,6 +91,8 @@ class Style:
     """Camera turned about the board's centre (0 = on White's side)."""
     roll_deg: float = 0.0
     focal_px: float = 600.0
+    distortion: tuple[float, float] = (0.0, 0.0)
+    """Radial lens distortion (k1, k2) as OpenCV models it; negative k1 is barrel."""
     fill: float = 0.85
     """Fraction of the image's shorter side the board spans (sets camera distance)."""
     offset: tuple[float, float] = (0.0, 0.0)
@@ -98,6 +102,8 @@ class Style:
     colour_temp_k: float = 5000.0
     exposure: float = 1.0
     noise_sigma: float = 0.0
+    vignette: float = 0.0
+    """Fraction of light lost in the image's corners (cheap lenses, lamp over the centre)."""
     blur_sigma: float = 0.0
     jpeg_quality: int = 0
     """0 keeps the image lossless; 1..100 passes it through JPEG."""
@@ -171,6 +177,7 @@ class Style:
             square_mm=float(rng.uniform(32, 50)),
             border_mm=border,
             markers=markers,
+            coordinates=bool(rng.random() < 0.4),
             table=TABLE_COLOURS[int(rng.integers(len(TABLE_COLOURS)))],
             tilt_deg=float(rng.uniform(0, 35)),
             azimuth_deg=float(rng.normal(0, 6)),
@@ -183,9 +190,15 @@ class Style:
             colour_temp_k=float(rng.uniform(2800, 6500)),
             exposure=float(rng.uniform(0.75, 1.25)),
             noise_sigma=float(rng.uniform(0, 6)),
+            vignette=float(rng.choice([0.0, rng.uniform(0.1, 0.5)])),
             blur_sigma=float(rng.choice([0.0, 0.0, rng.uniform(0.3, 1.2)])),
             jpeg_quality=int(rng.choice([0, int(rng.integers(55, 95))])),
             piece_jitter_mm=float(rng.uniform(0.3, 1.8)),
+            distortion=(
+                (float(rng.uniform(-0.3, 0.05)), float(rng.uniform(-0.05, 0.1)))
+                if rng.random() < 0.35
+                else (0.0, 0.0)
+            ),
             hand=hand_style,
         )
 

@@ -39,6 +39,8 @@ uniform float shininess;
 uniform float exposure;
 uniform int stripe;
 uniform vec3 stripe_colour;
+uniform mat4 light_view_proj;
+uniform sampler2DShadow shadow_map;
 in vec3 v_world;
 in vec3 v_normal;
 in vec3 v_local;
@@ -68,9 +70,34 @@ void main() {
     vec3 l = normalize(light_dir);
     vec3 v = normalize(eye - v_world);
     float diffuse = max(dot(n, l), 0.0);
+    // Shadow map lookup; the bias grows on surfaces turned from the light (no acne).
+    vec4 light_clip = light_view_proj * vec4(v_world, 1.0);
+    vec3 p = light_clip.xyz / light_clip.w * 0.5 + 0.5;
+    float bias = max(0.0015 * (1.0 - diffuse), 0.0003);
+    float sun = 1.0;
+    if (p.x > 0.0 && p.x < 1.0 && p.y > 0.0 && p.y < 1.0 && p.z < 1.0) {
+        sun = texture(shadow_map, vec3(p.xy, p.z - bias));
+    }
     float highlight = pow(max(dot(n, normalize(l + v)), 0.0), shininess) * specular;
-    vec3 lit = base * (ambient + (1.0 - ambient) * diffuse) * light_colour;
-    lit += highlight * light_colour * (diffuse > 0.0 ? 1.0 : 0.0);
+    vec3 lit = base * (ambient + (1.0 - ambient) * diffuse * sun) * light_colour;
+    lit += highlight * sun * light_colour * (diffuse > 0.0 ? 1.0 : 0.0);
     f_colour = vec4(lit * exposure, 1.0);
+}
+"""
+
+# Depth only, from the light: pieces and hands cast shadows on the board and each other.
+SHADOW_VERTEX = """
+#version 330
+uniform mat4 light_view_proj;
+uniform mat4 model;
+in vec3 in_pos;
+void main() {
+    gl_Position = light_view_proj * model * vec4(in_pos, 1.0);
+}
+"""
+
+SHADOW_FRAGMENT = """
+#version 330
+void main() {
 }
 """
