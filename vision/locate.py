@@ -134,25 +134,90 @@ def locate_by_markers(frame: Image, size: int, spec: MarkerBoardSpec) -> LocateR
 
 
 def locate_markerless(frame: Image, size: int) -> LocateResult:
-    """Homography from the (size-1) x (size-1) inner corners of the checkered grid.
+    """Homography from the checkered grid's inner corners, seen in part or whole.
 
+    OpenCV's detector finds the largest visible block of the lattice (pieces hide some
+    corners); which N x N window of that lattice is the board is then chosen by checker
+    contrast: cells outside the board (frame, table) do not alternate light and dark.
     The grid's own orientation is ambiguous under a 90 degree turn; board-plane (0, 0) is
     put at the image's top-left grid corner, and calibration fixes which side is White.
     """
     gray = to_gray(frame)
     scale = min(1.0, DETECT_MAX_SIDE / max(gray.shape))
-    small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    pattern = (size - 1, size - 1)
-    flags = cv2.CALIB_CB_EXHAUSTIVE | cv2.CALIB_CB_ACCURACY | cv2.CALIB_CB_NORMALIZE_IMAGE
-    ok, corners = cv2.findChessboardCornersSB(small, pattern, flags=flags)
-    if not ok or corners is None:
+    small: Image = np.asarray(
+        cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8
+    )
+    flags = (
+        cv2.CALIB_CB_EXHAUSTIVE
+        | cv2.CALIB_CB_ACCURACY
+        | cv2.CALIB_CB_NORMALIZE_IMAGE
+        | cv2.CALIB_CB_LARGER
+    )
+    cv2.setRNGSeed(0)  # the detector samples at random: same frame, same answer
+    ok, corners, meta = cv2.findChessboardCornersSBWithMeta(small, (3, 3), flags=flags)
+    if not ok or corners is None or meta is None:
         return BoardNotFound(f"no {size}x{size} checkered grid found")
-    image = corners.reshape(-1, 2).astype(np.float64) / scale
-    grid = np.mgrid[1:size, 1:size].T.reshape(-1, 2).astype(np.float64)  # row-major (x, y)
-    location = _location(grid, image, size, "grid")
+    image = np.asarray(corners, np.float64).reshape(-1, 2)
+    fit = _fit_lattice(image, *meta.shape[:2])
+    if fit is None:
+        return BoardNotFound("checkered grid: degenerate corners")
+    h, lattice = fit
+    cols, rows = (lattice.max(axis=0) + 1).astype(int)
+    ox, oy = _best_window(small, np.asarray(h, np.float64), cols - 1, rows - 1, size)
+    board = lattice - [ox, oy]
+    location = _location(board, image / scale, size, "grid")
     if isinstance(location, BoardNotFound):
         return location
-    return _normalise_origin(location, grid, image)
+    if not cv2.isContourConvex(location.corners_px.astype(np.float32)):
+        return BoardNotFound("checkered grid: the fitted board is not convex")
+    return _normalise_origin(location, board, image / scale)
+
+
+def _fit_lattice(image: FloatArray, a: int, b: int) -> tuple[FloatArray, FloatArray] | None:
+    """Lattice coordinates (col, row) of row-major corners; the detector's meta shape does
+    not say which side is the row, so both readings are fitted and the better one kept."""
+    fits = []
+    for cols in {a, b}:
+        k = np.arange(len(image))
+        lattice = np.stack([k % cols, k // cols], axis=1).astype(np.float64)
+        h, _ = cv2.findHomography(image, lattice, 0)
+        if h is not None:
+            fitted = np.asarray(h, np.float64)
+            inverse = np.asarray(np.linalg.inv(fitted), np.float64)
+            fits.append((_rms_residual(inverse, lattice, image), fitted, lattice))
+    if not fits:
+        return None
+    _, h, lattice = min(fits, key=lambda f: f[0])
+    return h, lattice
+
+
+def _window_starts(span: int, size: int) -> range:
+    """Offsets o such that [o, o + size] and the detected [0, span] overlap best."""
+    low, high = sorted((0, span - size))
+    return range(low, high + 1)
+
+
+def _best_window(
+    gray: Image, h: FloatArray, span_x: int, span_y: int, size: int, px: int = 12
+) -> tuple[int, int]:
+    """The N x N window of the lattice with the strongest alternating (checker) contrast."""
+    xs, ys = _window_starts(span_x, size), _window_starts(span_y, size)
+    x0, y0 = xs.start, ys.start
+    cells_x, cells_y = len(xs) + size - 1, len(ys) + size - 1
+    shift = np.array([[px, 0, -x0 * px], [0, px, -y0 * px], [0, 0, 1]], np.float64)
+    warped = cv2.warpPerspective(gray, shift @ h, (cells_x * px, cells_y * px))
+    inner = warped.reshape(cells_y, px, cells_x, px)[:, px // 4 : -px // 4, :, px // 4 : -px // 4]
+    means = inner.mean(axis=(1, 3))
+    sign = np.where((np.add.outer(np.arange(cells_y), np.arange(cells_x)) % 2) == 0, 1.0, -1.0)
+    signed = sign * (means - means.mean())
+    best = max(
+        (
+            (abs(float(signed[j : j + size, i : i + size].sum())), i, j)
+            for i in range(len(xs))
+            for j in range(len(ys))
+        ),
+    )
+    return best[1] + x0, best[2] + y0
 
 
 def _normalise_origin(location: BoardLocation, grid: FloatArray, image: FloatArray) -> LocateResult:
