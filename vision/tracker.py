@@ -50,12 +50,12 @@ class BoardTracker:
         thumb = np.asarray(
             cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.float32
         )
-        if self.last is not None and self._ring is not None and self._thumb is not None:
-            if self._thumb.shape == thumb.shape:
-                change = float(np.abs(thumb - self._thumb)[self._ring].mean())
-                if change < self.settings.ring_change:
-                    return self.last
-                log.debug("board ring changed by %.1f grey levels: re-detecting", change)
+        ring, previous = self._ring, self._thumb
+        if self.last is not None and ring is not None and previous is not None:
+            change = float(np.abs(thumb - previous)[ring].mean())
+            if previous.shape == thumb.shape and change < self.settings.ring_change:
+                return self.last
+            log.debug("board ring changed by %.1f grey levels: re-detecting", change)
         self.redetections += 1
         result = self.locate(frame)
         if isinstance(result, BoardNotFound):
