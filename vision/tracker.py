@@ -51,9 +51,10 @@ class BoardTracker:
             cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.float32
         )
         ring, previous = self._ring, self._thumb
-        if self.last is not None and ring is not None and previous is not None:
+        same_size = previous is not None and previous.shape == thumb.shape
+        if self.last is not None and ring is not None and previous is not None and same_size:
             change = float(np.abs(thumb - previous)[ring].mean())
-            if previous.shape == thumb.shape and change < self.settings.ring_change:
+            if change < self.settings.ring_change:
                 return self.last
             log.debug("board ring changed by %.1f grey levels: re-detecting", change)
         self.redetections += 1
