@@ -25,6 +25,8 @@ Image = npt.NDArray[np.uint8]
 
 #: Longest image side the markerless detector works on (speed; corners are scaled back).
 DETECT_MAX_SIDE = 800
+#: A markerless grid whose cells alternate less than this is not a board (noise, tiles).
+MIN_CHECKER_CONTRAST = 0.35
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,14 @@ def _location(board: FloatArray, image: FloatArray, size: int, method: str) -> L
         reprojection_error_px=_rms_residual(h_inv, board, image),
         method=method,
     )
+
+
+def location_from_corners(corners_px: FloatArray, size: int, method: str) -> BoardLocation:
+    """The location whose grid corners, in board-plane order, are ``corners_px``."""
+    found = _location(_grid_corners(size), corners_px, size, method)
+    if isinstance(found, BoardNotFound):
+        raise ValueError(f"degenerate board corners {corners_px.tolist()}")
+    return found
 
 
 def to_gray(frame: Image) -> Image:
@@ -188,7 +198,9 @@ def locate_markerless(frame: Image, size: int) -> LocateResult:
         return BoardNotFound("checkered grid: degenerate corners")
     h, lattice = fit
     cols, rows = (lattice.max(axis=0) + 1).astype(int)
-    ox, oy = _best_window(small, np.asarray(h, np.float64), cols - 1, rows - 1, size)
+    ox, oy, contrast = _best_window(small, np.asarray(h, np.float64), cols - 1, rows - 1, size)
+    if contrast < MIN_CHECKER_CONTRAST:
+        return BoardNotFound(f"checkered grid: cells barely alternate (contrast {contrast:.2f})")
     board = lattice - [ox, oy]
     location = _location(board, image / scale, size, "grid")
     if isinstance(location, BoardNotFound):
@@ -224,8 +236,9 @@ def _window_starts(span: int, size: int) -> range:
 
 def _best_window(
     gray: Image, h: FloatArray, span_x: int, span_y: int, size: int, px: int = 12
-) -> tuple[int, int]:
-    """The N x N window of the lattice with the strongest alternating (checker) contrast."""
+) -> tuple[int, int, float]:
+    """The N x N window of the lattice with the strongest alternating (checker) contrast,
+    and that contrast in [0, 1] (1: every cell sits on its colour's side of the mean)."""
     xs, ys = _window_starts(span_x, size), _window_starts(span_y, size)
     x0, y0 = xs.start, ys.start
     cells_x, cells_y = len(xs) + size - 1, len(ys) + size - 1
@@ -242,7 +255,9 @@ def _best_window(
             for j in range(len(ys))
         ),
     )
-    return best[1] + x0, best[2] + y0
+    window = means[best[2] : best[2] + size, best[1] : best[1] + size]
+    spread = float(np.abs(window - window.mean()).sum())
+    return best[1] + x0, best[2] + y0, best[0] / spread if spread > 0 else 0.0
 
 
 def _normalise_origin(location: BoardLocation, grid: FloatArray, image: FloatArray) -> LocateResult:

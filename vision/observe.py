@@ -17,6 +17,7 @@ from rules.variants import Variant
 from vision.board_spec import MarkerBoardSpec
 from vision.classifier import SquareClassifier
 from vision.locate import (
+    BoardLocation,
     BoardNotFound,
     Image,
     LocateResult,
@@ -24,6 +25,7 @@ from vision.locate import (
     locate_markerless,
 )
 from vision.occlusion import OcclusionGate, OcclusionSettings
+from vision.orient import shrink_to_grid
 from vision.rectify import CROP_PX, CameraModel, square_crops, warp_board
 from vision.tracker import BoardTracker, TrackerSettings
 
@@ -54,6 +56,8 @@ def locate(frame: Image, size: int, markers: MarkerBoardSpec | None) -> LocateRe
     """Markers first when a layout is given, then the markerless grid."""
     if markers is not None:
         found = locate_by_markers(frame, size, markers)
+        if isinstance(found, BoardLocation) and found.method == "aruco-quad":
+            return shrink_to_grid(frame, found)
         if not isinstance(found, BoardNotFound):
             return found
     return locate_markerless(frame, size)

@@ -14,7 +14,13 @@ import cv2
 import numpy as np
 
 from rules.geometry import BoardGeometry
-from vision.locate import BoardLocation, Image
+from vision.locate import (
+    BoardLocation,
+    BoardNotFound,
+    Image,
+    locate_markerless,
+    location_from_corners,
+)
 from vision.prototype import EMPTY_CONTRAST, centre_colours, ring_colours
 from vision.rectify import warp_board, white_view_to_image
 
@@ -68,3 +74,26 @@ def checker_contrast(image: Image, location: BoardLocation) -> float:
     sign = np.where(np.add.outer(np.arange(n), np.arange(n)) % 2 == 0, 1.0, -1.0)
     spread = float(np.abs(means - means.mean()).mean())
     return abs(float((sign * (means - means.mean())).mean())) / spread if spread > 0 else 0.0
+
+
+def shrink_to_grid(image: Image, location: BoardLocation, px: int = 40) -> BoardLocation:
+    """The playing grid inside a marker quad of a foreign layout (``aruco-quad``).
+
+    Such markers sit some way outside the grid, beyond a frame of unknown width. The quad
+    is warped top-down, where the checkered grid is nearly fronto-parallel and the
+    markerless detector is reliable, and the two fits are composed. Keeps the quad
+    itself when no grid is found inside or the found one alternates less.
+    """
+    n = location.size
+    side = n * px
+    to_top_down = np.diag([px, px, 1.0]) @ location.homography
+    top_down = np.asarray(cv2.warpPerspective(image, to_top_down, (side, side)), np.uint8)
+    inner = locate_markerless(top_down, n)
+    if isinstance(inner, BoardNotFound):
+        return location
+    corners = cv2.perspectiveTransform(
+        inner.corners_px.reshape(-1, 1, 2), np.linalg.inv(to_top_down)
+    ).reshape(4, 2)
+    refined = location_from_corners(np.asarray(corners, np.float64), n, location.method)
+    better = checker_contrast(image, refined) > checker_contrast(image, location)
+    return refined if better else location
