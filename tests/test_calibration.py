@@ -1,0 +1,112 @@
+"""Table calibration: JSON round trip, clear errors, and the CLI around it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from calibration.table import CalibrationError, TableCalibration, start_tops
+from damcam.cli import app
+from rules import find_variant
+from rules.observation import Top
+
+RUSSIAN = find_variant("russian")
+
+
+def sample() -> TableCalibration:
+    return TableCalibration(
+        variant="russian",
+        size=8,
+        image_size=(1280, 960),
+        method="aruco",
+        corners_px=[(10.0, 10.0), (90.0, 10.0), (90.0, 90.0), (10.0, 90.0)],
+        turns=2,
+        empty_lab=(100.0, 128.0, 128.0),
+        light_lab=(220.0, 128.0, 128.0),
+        dark_lab=(30.0, 128.0, 128.0),
+        spread=10.0,
+    )
+
+
+def test_json_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "table.json"
+    sample().save(path)
+    assert TableCalibration.load(path) == sample()
+    assert TableCalibration.load(path).registration().turns == 2
+
+
+def test_bad_calibration_files_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(CalibrationError, match=r"missing\.json"):
+        TableCalibration.load(tmp_path / "missing.json")
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({**sample().model_dump(), "turns": 7}))
+    with pytest.raises(CalibrationError, match=r"broken\.json"):
+        TableCalibration.load(broken)
+
+
+def test_start_tops_follow_the_rules_start_position() -> None:
+    tops = start_tops(RUSSIAN)
+    assert tops[:12] == [Top.BLACK_MAN] * 12
+    assert tops[12:20] == [Top.EMPTY] * 8
+    assert tops[20:] == [Top.WHITE_MAN] * 12
+
+
+def test_read_and_calibrate_reject_bad_input(tmp_path: Path) -> None:
+    runner = CliRunner()
+    text = tmp_path / "notes.txt"
+    text.write_text("not an image")
+    result = runner.invoke(app, ["read", str(text)])
+    assert result.exit_code == 2 and "not a readable image" in result.output
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 128, np.uint8))
+    result = runner.invoke(app, ["read", str(blank), "--variant", "russian", "--json"])
+    assert result.exit_code == 1 and "no board found" in result.output
+    result = runner.invoke(app, ["calibrate", str(blank), "--out", str(tmp_path / "c.json")])
+    assert result.exit_code == 1 and "blank.png" in result.output
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_marker_sheet_holds_the_four_markers(tmp_path: Path) -> None:
+    out = tmp_path / "markers.png"
+    result = CliRunner().invoke(
+        app, ["calibrate", "markers", "--variant", "russian", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    sheet = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
+    _, ids, _ = detector.detectMarkers(sheet)
+    assert ids is not None and sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
+
+
+def test_read_json_follows_the_cli_contract(tmp_path: Path) -> None:
+    render = pytest.importorskip("synth.render")
+    scene = pytest.importorskip("synth.scene")
+    from rules.position import Position
+
+    style = scene.Style(seed=3, variant="russian", markers=True, tilt_deg=20.0, border_mm=32.0)
+    rendered = render.render_position(Position.initial(RUSSIAN), style, (960, 720))
+    photo = tmp_path / "start.png"
+    cv2.imwrite(str(photo), rendered.image)
+    result = CliRunner().invoke(app, ["read", str(photo), "--json"])
+    assert result.exit_code == 0, result.output
+    reading = json.loads(result.output)
+    assert reading["board"] == 8
+    assert np.abs(np.array(reading["corners_px"]) - np.array(rendered.truth["corners"])).max() < 3
+    start = [".b.b.b.b", "b.b.b.b.", ".b.b.b.b", "........"]
+    start += ["........", "w.w.w.w.", ".w.w.w.w", "w.w.w.w."]
+    agree = sum(
+        a == b
+        for row, want in zip(reading["image_grid"], start, strict=True)
+        for a, b in zip(row, want, strict=True)
+    )
+    assert agree >= 63  # uncalibrated colours: at most one square misread
+    table = tmp_path / "table.json"
+    result = CliRunner().invoke(app, ["calibrate", str(photo), "--out", str(table)])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(app, ["read", str(photo), "--calibration", str(table), "--json"])
+    assert json.loads(result.output)["fen"] == Position.initial(RUSSIAN).fen()

@@ -1,0 +1,186 @@
+"""Vision: board localisation on real photos and renders, rectification, hands, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from rules import find_variant
+from rules.observation import Top
+from rules.position import Position
+from vision.board_spec import MarkerBoardSpec
+from vision.locate import (
+    BoardLocation,
+    BoardNotFound,
+    locate_by_markers,
+    locate_markerless,
+    order_clockwise_from_top_left,
+)
+from vision.observe import Observer, ObserverConfig, Registration, locate
+from vision.occlusion import OcclusionGate, OcclusionSettings
+from vision.orient import checker_contrast
+from vision.prototype import ColourPrototypes, PrototypeClassifier
+from vision.rectify import square_crops
+from vision.tracker import BoardTracker
+
+RUSSIAN = find_variant("russian")
+DAMAS = Path("photos/checkers-8x8-aruco-damas")
+#: Damas photos whose four ArUco markers (original dictionary, their own ids) are visible.
+DAMAS_WITH_MARKERS = (
+    "webcam_frames/captured_image_com_damas.jpg",
+    "webcam_frames/captured_image02.jpg",
+    "webcam_frames/captured_image_LA.jpg",
+    "phone_photos_root/IMG-20240822-WA0028.jpg",
+    "phone_photos_root/captured_image_dama02.jpg",
+)
+CHESS = Path("photos/chess-8x8-corners/corners_labeled/valid")
+
+
+def labelled_corners(label: Path, width: int, height: int) -> np.ndarray:
+    """The four YOLO box centres of a chess-8x8-corners label file, in pixels."""
+    rows = [line.split() for line in label.read_text().splitlines() if line.strip()]
+    points = np.array([[float(r[1]) * width, float(r[2]) * height] for r in rows])
+    return order_clockwise_from_top_left(points)
+
+
+def corner_error_in_squares(found: BoardLocation, truth: np.ndarray) -> float:
+    """Largest corner distance, as a fraction of the mean square side."""
+    side = np.linalg.norm(np.diff(np.vstack([truth, truth[:1]]), axis=0), axis=1).mean() / 8
+    return float(np.linalg.norm(found.image_corners_clockwise() - truth, axis=1).max() / side)
+
+
+@pytest.mark.parametrize("name", DAMAS_WITH_MARKERS)
+def test_aruco_finds_the_damas_board(shared_data: Path, name: str) -> None:
+    image = cv2.imread(str(shared_data / DAMAS / name))
+    assert image is not None
+    spec = MarkerBoardSpec(dictionary=cv2.aruco.DICT_ARUCO_ORIGINAL)
+    found = locate(image, 8, spec)
+    assert isinstance(found, BoardLocation), found
+    assert found.method == "aruco-quad"
+    # The quad inside the markers is the 8x8 grid: its cells alternate light and dark.
+    assert checker_contrast(image, found) > 0.6
+
+
+def test_markerless_corners_on_labelled_chess_photos(shared_data: Path) -> None:
+    photos = sorted((shared_data / CHESS / "images").glob("*.jpg"))[:10]
+    assert len(photos) == 10
+    errors = []
+    for photo in photos:
+        image = cv2.imread(str(photo))
+        truth = labelled_corners(
+            shared_data / CHESS / "labels" / (photo.stem + ".txt"), image.shape[1], image.shape[0]
+        )
+        found = locate_markerless(image, 8)
+        located = isinstance(found, BoardLocation)
+        errors.append(corner_error_in_squares(found, truth) if located else 99.0)
+    assert sum(e < 0.35 for e in errors) >= 7, errors
+
+
+def test_blank_and_noise_frames_have_no_board() -> None:
+    rng = np.random.default_rng(0)
+    noise = rng.integers(0, 255, (480, 640, 3)).astype(np.uint8)
+    for frame in (np.zeros((480, 640, 3), np.uint8), noise):
+        assert isinstance(locate_markerless(frame, 8), BoardNotFound)
+        assert isinstance(locate_by_markers(frame, 8, MarkerBoardSpec()), BoardNotFound)
+
+
+def test_observer_survives_bad_frames() -> None:
+    grey, light, dark = (100.0, 128.0, 128.0), (220.0, 128.0, 128.0), (30.0, 128.0, 128.0)
+    prototypes = ColourPrototypes(grey, light, dark)
+    observer = Observer(ObserverConfig(), RUSSIAN, Registration(), PrototypeClassifier(prototypes))
+    for index, frame in enumerate(
+        (np.zeros((480, 640, 3), np.uint8), np.zeros((5,), np.uint8), np.zeros((0, 0, 3), np.uint8))
+    ):
+        observation = observer.observe(frame, float(index))
+        assert not observation.board_found
+        assert observation.squares == ()
+        assert observation.frame_index == index
+
+
+def test_square_crops_shape_and_order() -> None:
+    """On a drawn top-down board the crops come out in Square order, one per dark cell."""
+    n, px = 8, 40
+    board = np.full((n * px, n * px, 3), 230, np.uint8)
+    for r in range(n):
+        for c in range(n):
+            if (r + c) % 2 == RUSSIAN.geometry.dark_parity:
+                board[r * px : (r + 1) * px, c * px : (c + 1) * px] = 60
+    square = RUSSIAN.geometry.square_at(2, 3)
+    r, c = RUSSIAN.geometry.rowcol(square)
+    cv2.circle(board, (c * px + px // 2, r * px + px // 2), px // 3, (250, 250, 250), -1)
+    h = np.diag([1 / px, 1 / px, 1.0])
+    corners = np.array([[0, 0], [n * px, 0], [n * px, n * px], [0, n * px]], np.float64)
+    location = BoardLocation(h, n, corners, 0.0, "drawn")
+    crops = square_crops(board, location, RUSSIAN.geometry)
+    assert crops.shape == (32, 48, 48, 3) and crops.dtype == np.uint8
+    brightest = int(np.argmax(crops[:, 20:28, 20:28].mean(axis=(1, 2, 3))))
+    assert brightest == square
+
+
+def test_occlusion_gate_tells_hands_from_moved_pieces() -> None:
+    settings = OcclusionSettings(still_frames=2)
+    gate = OcclusionGate(8, settings)
+    board = np.full((128, 128, 3), 90, np.uint8)
+    for _ in range(3):
+        assert gate.update(board).occlusion == 0.0
+    hand = board.copy()
+    hand[0:40, 0:40] = (120, 160, 220)  # skin-coloured BGR over cells (0..2, 0..2)
+    gated = gate.update(hand)
+    assert gated.cells[0, 0] > 0.9 and gated.cells[7, 7] == 0.0
+    moved = board.copy()
+    cv2.circle(moved, (72, 72), 6, (20, 20, 20), -1)  # a dark piece put down, not skin
+    gate.update(moved)
+    settled = gate.update(moved)
+    assert settled.motion == 0.0
+    assert settled.cells[4, 4] == 0.0
+
+
+@pytest.fixture(scope="module")
+def start_render() -> tuple[np.ndarray, dict[str, object]]:
+    """The Russian start position, ArUco board, camera tilted 30 degrees (synth renderer)."""
+    render = pytest.importorskip("synth.render")
+    scene = pytest.importorskip("synth.scene")
+    style = scene.Style(seed=2, variant="russian", markers=True, tilt_deg=30.0, border_mm=32.0)
+    rendered = render.render_position(Position.initial(RUSSIAN), style, (1280, 960))
+    return rendered.image, rendered.truth
+
+
+def test_aruco_corners_on_a_render(start_render: tuple[np.ndarray, dict[str, object]]) -> None:
+    image, truth = start_render
+    found = locate_by_markers(image, 8, MarkerBoardSpec())
+    assert isinstance(found, BoardLocation) and found.method == "aruco"
+    corners = np.array(truth["corners"], np.float64)
+    assert np.abs(found.image_corners_clockwise() - corners).max() < 3.0
+
+
+def test_calibrated_observer_reads_the_rendered_start(
+    start_render: tuple[np.ndarray, dict[str, object]],
+) -> None:
+    from calibration.table import calibrate_start_position, start_tops
+
+    image, _ = start_render
+    table = calibrate_start_position(image, RUSSIAN)
+    observer = Observer(
+        ObserverConfig(), RUSSIAN, table.registration(), PrototypeClassifier(table.prototypes())
+    )
+    observation = observer.observe(image, 0.0)
+    assert observation.board_found
+    assert [r.best for r in observation.squares] == start_tops(RUSSIAN)
+    assert observation.squares[0].best == Top.BLACK_MAN
+
+
+def test_tracker_reuses_the_fit_until_the_board_moves(
+    start_render: tuple[np.ndarray, dict[str, object]],
+) -> None:
+    image, _ = start_render
+    tracker = BoardTracker(lambda frame: locate_by_markers(frame, 8, MarkerBoardSpec()))
+    first = tracker.update(image)
+    assert tracker.update(image) is first and tracker.redetections == 1
+    shifted = np.roll(image, 60, axis=1)
+    moved = tracker.update(shifted)
+    assert tracker.redetections == 2
+    assert isinstance(first, BoardLocation) and isinstance(moved, BoardLocation)
+    assert abs(moved.corners_px[0, 0] - first.corners_px[0, 0] - 60) < 2.0
