@@ -1,0 +1,59 @@
+"""The square classifier network: a tiny CNN over one square's crop, two heads.
+
+Needs torch (the optional ``train`` extra); inference never imports this module, it runs
+the exported ONNX file through onnxruntime (:mod:`models.classifier`).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+TOP_CLASSES = 5
+"""Logits over :class:`rules.observation.Top` (EMPTY, WHITE_MAN, WHITE_KING, BLACK_MAN, BLACK_KING)."""
+
+HEIGHT_CLASSES = 9
+"""Stack height as classes 0..8: 0 is an empty square, 8 means 8 or more discs."""
+
+FEATURE_SIZE = 64
+"""Length of the penultimate feature vector (the per-set prototypes live in this space)."""
+
+
+def _block(c_in: int, c_out: int) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
+        nn.BatchNorm2d(c_out),
+        nn.ReLU(inplace=True),
+        nn.Conv2d(c_out, c_out, 3, padding=1, bias=False),
+        nn.BatchNorm2d(c_out),
+        nn.ReLU(inplace=True),
+        nn.MaxPool2d(2),
+    )
+
+
+class SquareNet(nn.Module):
+    """Input ``(N, 3, H, W)`` float RGB scaled to [-1, 1]; H and W divisible by 8.
+
+    Returns ``(top_logits (N, 5), height_logits (N, 9), features (N, 64))``. The features
+    are exported too, so a start-position frame can set per-set class prototypes.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(_block(3, 16), _block(16, 32), _block(32, 48))
+        self.embed = nn.Sequential(
+            nn.AdaptiveAvgPool2d(2),
+            nn.Flatten(),
+            nn.Linear(48 * 4, FEATURE_SIZE),
+            nn.ReLU(inplace=True),
+        )
+        self.top_head = nn.Linear(FEATURE_SIZE, TOP_CLASSES)
+        self.height_head = nn.Linear(FEATURE_SIZE, HEIGHT_CLASSES)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        features = self.embed(self.body(x))
+        return self.top_head(features), self.height_head(features), features
+
+
+def parameter_count(net: nn.Module) -> int:
+    return sum(p.numel() for p in net.parameters())
