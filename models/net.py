@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 TOP_CLASSES = 5
-"""Logits over :class:`rules.observation.Top` (EMPTY, WHITE_MAN, WHITE_KING, BLACK_MAN, BLACK_KING)."""
+"""Logits over :class:`rules.observation.Top`, in its order (EMPTY first)."""
 
 HEIGHT_CLASSES = 9
 """Stack height as classes 0..8: 0 is an empty square, 8 means 8 or more discs."""

@@ -76,10 +76,7 @@ def draw_crop(
         for level in range(label.height):  # bottom disc first, painter's order
             is_top = level == label.height - 1
             under_king = king and level == label.height - 2
-            if is_top or under_king:
-                colour = top_colour
-            else:
-                colour = light if rng.random() < 0.5 else dark
+            colour = top_colour if is_top or under_king else light if rng.random() < 0.5 else dark
             cy = base_y - step * level
             axes = (int(radius), int(radius * squash))
             edge = np.clip(colour * 0.6, 0, 255)
@@ -107,10 +104,7 @@ def random_label(rng: np.random.Generator, *, max_height: int = 8) -> CropLabel:
         return CropLabel(top, 0)
     king = top in (Top.WHITE_KING, Top.BLACK_KING)
     low = 2 if king else 1
-    if rng.random() < 0.6:
-        height = low
-    else:
-        height = int(rng.integers(low, max_height + 1))
+    height = low if rng.random() < 0.6 else int(rng.integers(low, max_height + 1))
     return CropLabel(top, height)
 
 
