@@ -19,16 +19,15 @@ FEATURE_SIZE = 64
 """Length of the penultimate feature vector (the per-set prototypes live in this space)."""
 
 
-def _block(c_in: int, c_out: int) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
-        nn.BatchNorm2d(c_out),
-        nn.ReLU(inplace=True),
-        nn.Conv2d(c_out, c_out, 3, padding=1, bias=False),
-        nn.BatchNorm2d(c_out),
-        nn.ReLU(inplace=True),
-        nn.MaxPool2d(2),
-    )
+def _conv(c_in: int, c_out: int) -> list[nn.Module]:
+    return [nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU()]
+
+
+def _block(c_in: int, c_out: int, *, convs: int) -> nn.Sequential:
+    layers = _conv(c_in, c_out)
+    for _ in range(convs - 1):
+        layers += _conv(c_out, c_out)
+    return nn.Sequential(*layers, nn.MaxPool2d(2))
 
 
 class SquareNet(nn.Module):
@@ -40,12 +39,16 @@ class SquareNet(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        self.body = nn.Sequential(_block(3, 16), _block(16, 32), _block(32, 48))
+        # One conv at full resolution (it dominates the cost), two at each smaller scale:
+        # about 9 M multiply-adds per 48x48 crop, 50 crops in a few ms on one core.
+        self.body = nn.Sequential(
+            _block(3, 16, convs=1), _block(16, 24, convs=2), _block(24, 40, convs=2)
+        )
         self.embed = nn.Sequential(
             nn.AdaptiveAvgPool2d(2),
             nn.Flatten(),
-            nn.Linear(48 * 4, FEATURE_SIZE),
-            nn.ReLU(inplace=True),
+            nn.Linear(40 * 4, FEATURE_SIZE),
+            nn.ReLU(),
         )
         self.top_head = nn.Linear(FEATURE_SIZE, TOP_CLASSES)
         self.height_head = nn.Linear(FEATURE_SIZE, HEIGHT_CLASSES)
