@@ -75,8 +75,8 @@ def board_crops(
     geometry = variant.geometry
     location = location_from_truth(rendered.truth, variant.size)
     crops = square_crops(rendered.image, location, geometry, crop_px=size)
-    occlusion: dict[str, float] = rendered.truth["occlusion"]  # type: ignore[assignment]
-    squares: dict[str, str] = rendered.truth["squares"]  # type: ignore[assignment]
+    occlusion: dict[str, float] = rendered.truth["occlusion"]
+    squares: dict[str, str] = rendered.truth["squares"]
     tops = np.empty(len(crops), np.int64)
     heights = np.empty(len(crops), np.int64)
     keep = np.ones(len(crops), bool)
