@@ -11,8 +11,9 @@ import pytest
 from models.classifier import DEFAULT_MODEL, ModelFileError, OnnxSquareClassifier, card_path
 from models.synth_source import disc_count, location_from_truth
 from rules import Position, find_variant
+from rules.geometry import Square
 from rules.observation import Top
-from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, parse_stack
+from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
 from vision.rectify import CROP_PX, square_crops
 
 
@@ -47,7 +48,7 @@ def test_card_matches_the_model_and_vision_crop(classifier: OnnxSquareClassifier
 def test_reads_every_square_of_a_fresh_render(classifier: OnnxSquareClassifier) -> None:
     v = find_variant("russian")
     g = v.geometry
-    stacks = {
+    stacks: dict[Square, Stack] = {
         g.parse_square("a1"): (WHITE_MAN,),
         g.parse_square("c3"): (WHITE_KING,),
         g.parse_square("f6"): (BLACK_MAN,),
@@ -65,7 +66,7 @@ def test_reads_every_square_of_a_fresh_render(classifier: OnnxSquareClassifier) 
 def test_reads_tower_heights(classifier: OnnxSquareClassifier) -> None:
     v = find_variant("bashni")
     g = v.geometry
-    stacks = {
+    stacks: dict[Square, Stack] = {
         g.parse_square("c3"): (WHITE_MAN, BLACK_MAN, BLACK_MAN),
         g.parse_square("e5"): (BLACK_MAN,),
         g.parse_square("f6"): (BLACK_MAN, WHITE_MAN),
