@@ -36,6 +36,9 @@ class TrainConfig:
 
     source: Source = "synth"
     train_count: int = 60_000
+    train_parts: int = 1
+    """The training set is cached in this many parts of ``train_count / train_parts`` crops
+    (seeds ``seed, seed + 1, ...``), so renders can be made ahead, part by part."""
     test_count: int = 10_000
     size: int = 48
     seed: int = 7
@@ -187,7 +190,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "source": config.source,
                 "train_squares": len(train),
                 "test_squares": len(test),
-                "train_seed": config.seed,
+                "train_seeds": [config.seed + k for k in range(config.train_parts)],
                 "test_seed": config.seed + 1000,
                 "augmentation": "shift/rotate/scale, colour jitter, glare, edge occlusion, "
                 "blur, noise, JPEG",
@@ -223,6 +226,7 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
     defaults = TrainConfig()
     parser.add_argument("--source", choices=["synth", "procedural"], default=defaults.source)
     parser.add_argument("--train-count", type=int, default=defaults.train_count)
+    parser.add_argument("--train-parts", type=int, default=defaults.train_parts)
     parser.add_argument("--test-count", type=int, default=defaults.test_count)
     parser.add_argument("--size", type=int, default=defaults.size)
     parser.add_argument("--seed", type=int, default=defaults.seed)
@@ -232,8 +236,8 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
     parser.add_argument("--cache", type=Path, default=defaults.cache)
     ns = parser.parse_args(argv)
     return TrainConfig(
-        source=ns.source, train_count=ns.train_count, test_count=ns.test_count, size=ns.size,
-        seed=ns.seed, minutes=ns.minutes, threads=ns.threads, out=ns.out, cache=ns.cache,
+        source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
+        test_count=ns.test_count, size=ns.size, seed=ns.seed, minutes=ns.minutes, threads=ns.threads, out=ns.out, cache=ns.cache,
     )  # fmt: skip
 
 
