@@ -237,7 +237,8 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
     ns = parser.parse_args(argv)
     return TrainConfig(
         source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
-        test_count=ns.test_count, size=ns.size, seed=ns.seed, minutes=ns.minutes, threads=ns.threads, out=ns.out, cache=ns.cache,
+        test_count=ns.test_count, size=ns.size, seed=ns.seed, minutes=ns.minutes,
+        threads=ns.threads, out=ns.out, cache=ns.cache,
     )  # fmt: skip
 
 
