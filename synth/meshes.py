@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -29,12 +30,12 @@ def disc(segments: int = 40) -> F32:
     """
     rows: list[list[float]] = []
     angles = [2 * math.pi * i / segments for i in range(segments + 1)]
-    for (r0, z0), (r1, z1) in zip(DISC_PROFILE, DISC_PROFILE[1:], strict=False):
+    for (r0, z0), (r1, z1) in itertools.pairwise(DISC_PROFILE):
         # Outward normal of the profile segment in the (r, z) plane.
         nr, nz = z1 - z0, -(r1 - r0)
         length = math.hypot(nr, nz)
         nr, nz = nr / length, nz / length
-        for a0, a1 in zip(angles, angles[1:], strict=False):
+        for a0, a1 in itertools.pairwise(angles):
             corners = []
             for r, z, a in ((r0, z0, a0), (r1, z1, a0), (r1, z1, a1), (r0, z0, a1)):
                 c, s = math.cos(a), math.sin(a)

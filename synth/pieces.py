@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rules.pieces import Color, Stack
+from rules.pieces import Stack
 from rules.position import Position
+from rules.variants import Color
 from synth.board_texture import BoardLayout
 from synth.scene import PIECE_SCHEMES, RGB, Style
 

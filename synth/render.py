@@ -24,9 +24,13 @@ from synth.board_texture import BoardLayout, board_image, layout_for
 from synth.camera import Camera, place_camera
 from synth.hand import Part, hand_parts
 from synth.pieces import STRIPE_NEUTRAL, Placement, discs, placements, stack_height
-from synth.scene import Style, kelvin_to_rgb
+from synth.scene import BOARD_SCHEMES, Style, kelvin_to_rgb
 
 BOARD_THICKNESS_MM = 14.0
+AMBIENT = 0.38
+WHITE = (1.0, 1.0, 1.0)
+# Surface looks, the fragment shader's ``mode``.
+MODE_FLAT, MODE_BOARD, MODE_PIECE, MODE_HAND = 0, 1, 2, 3
 MAX_STACK = 24
 _TEXTURE_CACHE = 8
 
@@ -37,6 +41,17 @@ class Rendered:
 
     image: NDArray[np.uint8]
     truth: dict[str, Any] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Surface:
+    """How one mesh is shaded: base colour, shader mode, Blinn-Phong highlight, stripe."""
+
+    colour: tuple[float, float, float]
+    mode: int
+    specular: float = 0.1
+    shininess: float = 16.0
+    stripe: bool = False
 
 
 def _gl_matrix(m: NDArray[np.float64]) -> bytes:
@@ -61,9 +76,9 @@ def _model(
 class Renderer:
     """A headless OpenGL context with the table's meshes, rendering ``size`` images."""
 
-    def __init__(self, size: tuple[int, int] = (640, 480), samples: int = 4) -> None:
+    def __init__(self, size: tuple[int, int] = (640, 480), samples: int = 0) -> None:
         self.size = size
-        self.ctx = moderngl.create_standalone_context(backend="egl")
+        self.ctx = moderngl.create_standalone_context(backend="egl")  # type: ignore[arg-type]
         self.program = self.ctx.program(
             vertex_shader=shaders.VERTEX, fragment_shader=shaders.FRAGMENT
         )
@@ -133,14 +148,13 @@ class Renderer:
         occlusion_mask = None
         if parts:
             self._draw(camera, style, layout, placed, variant.towers, parts, mask=True)
-            occlusion_mask = self._read()[..., 0] > 0.5
+            occlusion_mask = self._read()[..., 0] > 127
         image = post.finish(linear, style, frame_seed)
         truth = build_truth(position, placed, style, layout, camera, variant.towers, occlusion_mask)
         return Rendered(image, truth)
 
-    def _texture(
-        self, style: Style, position_variant: Position | None, layout: BoardLayout
-    ) -> moderngl.Texture:
+    def _texture(self, style: Style) -> moderngl.Texture:
+        """The board's top as a mipmapped texture, cached per board look."""
         key = (
             style.seed,
             style.variant,
@@ -152,16 +166,32 @@ class Renderer:
         texture = self._textures.get(key)
         if texture is None:
             image = board_image(style, style.rules_variant.geometry)
-            texture = self.ctx.texture(
-                image.shape[1::-1], 3, image.astype(np.float32).tobytes(), dtype="f4"
-            )
+            rgba = np.dstack([image, np.ones(image.shape[:2], np.float32)])
+            pixels = np.round(rgba * 255).astype(np.uint8)
+            texture = self.ctx.texture(image.shape[1::-1], 4, pixels.tobytes())
             texture.build_mipmaps()
+            # Plain mipmapping: llvmpipe's anisotropic filtering costs more than the rest.
             texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
-            texture.anisotropy = 8.0
             if len(self._textures) >= _TEXTURE_CACHE:
                 self._textures.pop(next(iter(self._textures))).release()
             self._textures[key] = texture
         return texture
+
+    def _set(self, name: str, value: object) -> None:
+        uniform = self.program[name]
+        assert isinstance(uniform, moderngl.Uniform)
+        uniform.value = value
+
+    def _shape_draw(self, mesh: str, model: NDArray[np.float64], surface: Surface) -> None:
+        uniform = self.program["model"]
+        assert isinstance(uniform, moderngl.Uniform)
+        uniform.write(_gl_matrix(model))
+        self._set("colour", surface.colour)
+        self._set("mode", surface.mode)
+        self._set("specular", surface.specular)
+        self._set("shininess", surface.shininess)
+        self._set("stripe", int(surface.stripe))
+        self.vaos[mesh].render()
 
     def _draw(
         self,
@@ -174,80 +204,53 @@ class Renderer:
         *,
         mask: bool,
     ) -> None:
-        prog = self.program
+        """Draw the table into the multisampled frame and resolve it.
+
+        Nearest first (hand, pieces, board) so that llvmpipe's early depth test skips
+        hidden fragments. The table is the clear colour: a flat surface under a
+        directional light has one colour.
+        """
+        light = kelvin_to_rgb(style.colour_temp_k)
+        az, el = math.radians(style.light_azimuth_deg), math.radians(style.light_elevation_deg)
+        table_light = (AMBIENT + (1 - AMBIENT) * math.sin(el)) * style.exposure
+        r, g, b = np.clip(np.array(style.table) * light * table_light, 0, 1).tolist()
+        if mask:
+            r = g = b = 0.0
         self.msaa.use()
         self.ctx.enable(moderngl.DEPTH_TEST)
-        self.ctx.clear(*style.table, 1.0)
-        prog["view_proj"].write(_gl_matrix(camera.gl_projection() @ camera.gl_view()))  # type: ignore[union-attr]
-        az, el = math.radians(style.light_azimuth_deg), math.radians(style.light_elevation_deg)
-        prog["light_dir"].value = (
-            math.cos(el) * math.cos(az),
-            math.cos(el) * math.sin(az),
-            math.sin(el),
-        )  # type: ignore[union-attr]
-        prog["light_colour"].value = tuple(kelvin_to_rgb(style.colour_temp_k).tolist())  # type: ignore[union-attr]
-        prog["ambient"].value = 0.38  # type: ignore[union-attr]
-        prog["eye"].value = tuple(camera.centre.tolist())  # type: ignore[union-attr]
-        prog["exposure"].value = style.exposure  # type: ignore[union-attr]
-        prog["mask_pass"].value = int(mask)  # type: ignore[union-attr]
-        prog["stripe_colour"].value = STRIPE_NEUTRAL  # type: ignore[union-attr]
-
-        def draw(
-            mesh: str,
-            model: NDArray[np.float64],
-            colour: tuple[float, float, float],
-            mode: int,
-            specular: float = 0.1,
-            shininess: float = 16.0,
-            stripe: bool = False,
-        ) -> None:
-            prog["model"].write(_gl_matrix(model))  # type: ignore[union-attr]
-            prog["colour"].value = colour  # type: ignore[union-attr]
-            prog["mode"].value = mode  # type: ignore[union-attr]
-            prog["specular"].value = specular  # type: ignore[union-attr]
-            prog["shininess"].value = shininess  # type: ignore[union-attr]
-            prog["stripe"].value = int(stripe)  # type: ignore[union-attr]
-            self.vaos[mesh].render()
-
-        w = layout.width_mm
-        draw(
-            "quad",
-            _model((0.0, 0.0, -BOARD_THICKNESS_MM), (w * 8, w * 8, 1.0)),
-            style.table,
-            0,
-            0.02,
+        self.ctx.clear(r, g, b, 1.0)
+        view_proj = self.program["view_proj"]
+        assert isinstance(view_proj, moderngl.Uniform)
+        view_proj.write(_gl_matrix(camera.gl_projection() @ camera.gl_view()))
+        self._set(
+            "light_dir", (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el))
         )
-        edge = tuple(c * 0.8 for c in board_image_border(style))
-        draw(
-            "box", _model((0.0, 0.0, -BOARD_THICKNESS_MM / 2), (w, w, BOARD_THICKNESS_MM)), edge, 0
-        )  # type: ignore[arg-type]
-        self._texture(style, None, layout).use(0)
-        prog["board_tex"].value = 0  # type: ignore[union-attr]
-        draw("quad", _model((0.0, 0.0, 0.01), (w, w, 1.0)), (1.0, 1.0, 1.0), 1, 0.08, 24.0)
-        for d in discs(placed, style, towers, layout):
-            draw(
-                "disc",
-                _model((d.x, d.y, d.z), (d.radius, d.radius, d.height), d.angle),
-                d.colour,
-                2,
-                0.35,
-                40.0,
-                d.stripe,
-            )
+        self._set("light_colour", tuple(light.tolist()))
+        self._set("ambient", AMBIENT)
+        self._set("eye", tuple(camera.centre.tolist()))
+        self._set("exposure", style.exposure)
+        self._set("mask_pass", int(mask))
+        self._set("stripe_colour", STRIPE_NEUTRAL)
         for part in parts:
-            draw("sphere", part.model, part.colour, 3, 0.15, 12.0)
+            self._shape_draw("sphere", part.model, Surface(part.colour, MODE_HAND, 0.15, 12.0))
+        for d in discs(placed, style, towers, layout):
+            model = _model((d.x, d.y, d.z), (d.radius, d.radius, d.height), d.angle)
+            self._shape_draw("disc", model, Surface(d.colour, MODE_PIECE, 0.35, 40.0, d.stripe))
+        self._texture(style).use(0)
+        self._set("board_tex", 0)
+        w = layout.width_mm
+        self._shape_draw(
+            "quad", _model((0.0, 0.0, 0.01), (w, w, 1.0)), Surface(WHITE, MODE_BOARD, 0.08, 24.0)
+        )
+        edge = tuple(0.8 * c for c in BOARD_SCHEMES[style.board][2])
+        slab = _model((0.0, 0.0, -BOARD_THICKNESS_MM / 2), (w, w, BOARD_THICKNESS_MM))
+        self._shape_draw("box", slab, Surface(edge, MODE_FLAT))  # type: ignore[arg-type]
         self.ctx.copy_framebuffer(self.resolved, self.msaa)
 
-    def _read(self) -> NDArray[np.float32]:
+    def _read(self) -> NDArray[np.uint8]:
+        """The resolved frame, RGB, top row first (OpenGL reads bottom row first)."""
         data = self.resolved.read(components=3, dtype="f1")
-        image = np.frombuffer(data, dtype=np.uint8).reshape(*self._shape, 3)[::-1]
-        return image.astype(np.float32) / 255.0
-
-
-def board_image_border(style: Style) -> tuple[float, float, float]:
-    from synth.scene import BOARD_SCHEMES
-
-    return BOARD_SCHEMES[style.board][2]
+        return np.frombuffer(data, dtype=np.uint8).reshape(*self._shape, 3)[::-1]
 
 
 def check_fits(position: Position, style: Style) -> None:

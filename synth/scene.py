@@ -176,7 +176,7 @@ class Style:
             azimuth_deg=float(rng.normal(0, 6)),
             roll_deg=float(rng.normal(0, 4)),
             focal_px=float(rng.uniform(450, 900)),
-            fill=float(rng.uniform(0.65, 0.95)),
+            fill=float(rng.uniform(0.6, 0.85)),
             offset=(float(rng.normal(0, 0.03)), float(rng.normal(0, 0.03))),
             light_azimuth_deg=float(rng.uniform(0, 360)),
             light_elevation_deg=float(rng.uniform(35, 85)),
@@ -216,4 +216,5 @@ def kelvin_to_rgb(kelvin: float) -> NDArray[np.float32]:
         else (0.0 if t <= 19 else 138.5177312231 * math.log(t - 10) - 305.0447927307)
     )
     rgb = np.clip(np.array([red, green, blue], dtype=np.float32), 1.0, 255.0)
-    return (rgb / rgb[1]).astype(np.float32)
+    normalised: NDArray[np.float32] = (rgb / rgb[1]).astype(np.float32)
+    return normalised

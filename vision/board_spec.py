@@ -1,14 +1,15 @@
-"""The printed marker layout of a damcam board: where the ArUco markers sit around the grid.
+"""The tournament board's ArUco markers: one constants module that vision and synth share.
 
-The board plane is measured in square sides: the playing grid spans ``[0, N] x [0, N]``
-with (0, 0) at the top-left corner as seen from White (Black's back row on top). Marker
-ids 0..3 sit diagonally outside the grid corners: top-left, top-right, bottom-right,
-bottom-left, each printed upright as seen from White.
+Four markers from OpenCV's ``DICT_4X4_50`` sit in the board's border, one beyond each
+outer corner of the playing grid, ids 0..3 = top-left, top-right, bottom-right,
+bottom-left as seen from White's side. Each marker is a square of ``MARKER_SIZE_MM``
+whose nearest corner is ``MARKER_OFFSET_MM`` out from the grid corner along both board
+axes, printed black on a white quiet zone of ``QUIET_ZONE_MM``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 import cv2
@@ -17,25 +18,51 @@ import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float64]
 
+ARUCO_DICTIONARY: Final = "DICT_4X4_50"
+"""Name of the ``cv2.aruco`` predefined dictionary."""
+
+MARKER_IDS: Final = (0, 1, 2, 3)
+"""Marker id beyond each grid corner: top-left, top-right, bottom-right, bottom-left."""
+
+MARKER_SIZE_MM: Final = 20.0
+"""Side of the black marker square (6 modules: 4 data bits plus the black frame)."""
+
+MARKER_OFFSET_MM: Final = 4.0
+"""Gap between the grid corner and the marker's nearest corner, along each board axis."""
+
+QUIET_ZONE_MM: Final = 3.0
+"""White margin printed around each marker."""
+
+MIN_BORDER_MM: Final = MARKER_OFFSET_MM + MARKER_SIZE_MM + QUIET_ZONE_MM
+"""The narrowest border that holds the markers."""
+
 
 @dataclass(frozen=True, slots=True)
 class MarkerBoardSpec:
-    """Marker dictionary, ids and placement, in units of a square side.
+    """The marker layout in units of a square side, for one board's square size.
 
     ``marker_size`` is a marker's side; ``gap`` the distance from a grid corner to the
-    nearest corner of its marker, along both axes.
+    nearest corner of its marker, along both axes. The defaults are the printed layout
+    above on a board with 40 mm squares; :func:`vision.locate.locate_by_markers` measures
+    the actual square size from the markers themselves.
     """
 
     dictionary: int = cv2.aruco.DICT_4X4_50
-    ids: tuple[int, int, int, int] = (0, 1, 2, 3)
-    marker_size: float = 0.8
-    gap: float = 0.25
+    ids: tuple[int, int, int, int] = MARKER_IDS
+    marker_size: float = MARKER_SIZE_MM / 40.0
+    gap: float = MARKER_OFFSET_MM / 40.0
+
+    def scaled(self, square_mm: float) -> MarkerBoardSpec:
+        """This layout on a board whose squares are ``square_mm`` wide."""
+        return replace(
+            self, marker_size=MARKER_SIZE_MM / square_mm, gap=MARKER_OFFSET_MM / square_mm
+        )
 
     def marker_corners(self, size: int) -> dict[int, FloatArray]:
         """Board-plane corners of each marker, in ArUco's order (its own TL, TR, BR, BL)."""
         s, g = self.marker_size, self.gap
         origins = (
-            (-g - s, -g - s),  # top-left of the grid
+            (-g - s, -g - s),  # beyond the grid's top-left corner
             (size + g, -g - s),
             (size + g, size + g),
             (-g - s, size + g),
@@ -62,23 +89,3 @@ class MarkerBoardSpec:
         bottom_right = round((margin + size) * px_per_square)
         cv2.rectangle(image, (top_left, top_left), (bottom_right, bottom_right), 0, 2)
         return image
-
-
-# synth2's constants (mm), kept beside vision2's spec by the models2 merge; the lead reconciles.
-ARUCO_DICTIONARY: Final = "DICT_4X4_50"
-"""Name of the ``cv2.aruco`` predefined dictionary."""
-
-MARKER_IDS: Final = (0, 1, 2, 3)
-"""Marker id beyond each grid corner: top-left, top-right, bottom-right, bottom-left."""
-
-MARKER_SIZE_MM: Final = 20.0
-"""Side of the black marker square (6 modules: 4 data bits plus the black frame)."""
-
-MARKER_OFFSET_MM: Final = 4.0
-"""Gap between the grid corner and the marker's nearest corner, along each board axis."""
-
-QUIET_ZONE_MM: Final = 3.0
-"""White margin printed around each marker."""
-
-MIN_BORDER_MM: Final = MARKER_OFFSET_MM + MARKER_SIZE_MM + QUIET_ZONE_MM
-"""The narrowest border that holds the markers."""

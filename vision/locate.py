@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.board_spec import MarkerBoardSpec
+from vision.board_spec import MARKER_SIZE_MM, MarkerBoardSpec
 
 log = logging.getLogger(__name__)
 
@@ -121,16 +121,41 @@ def locate_by_markers(frame: Image, size: int, spec: MarkerBoardSpec) -> LocateR
         for i, c in zip(ids.ravel(), marker_corners, strict=True)
     }
     if all(i in found for i in spec.ids):
-        layout = spec.marker_corners(size)
-        board = np.concatenate([layout[i] for i in spec.ids])
-        image = np.concatenate([found[i] for i in spec.ids])
-        return _location(board, image, size, "aruco")
+        return _fit_own_markers(found, size, spec)
     if len(found) != 4:
         return BoardNotFound(f"{len(found)} ArUco markers seen ({sorted(found)}), need 4")
     centres = np.array([c.mean(axis=0) for c in found.values()])
     middle = centres.mean(axis=0)
     inner = np.array([c[np.argmin(np.linalg.norm(c - middle, axis=1))] for c in found.values()])
     return _location(_grid_corners(size), order_clockwise_from_top_left(inner), size, "aruco-quad")
+
+
+def _fit_own_markers(
+    found: dict[int, FloatArray], size: int, spec: MarkerBoardSpec
+) -> LocateResult:
+    """Fit all 16 marker corners, after measuring the square size from the markers.
+
+    The printed layout is in millimetres and the board's square size is unknown, so a
+    first fit maps the markers' corners nearest the grid onto the grid corners; the
+    markers' side in that plane gives the square size, and the exact layout follows.
+    """
+    quads = [found[i] for i in spec.ids]
+    nearest = np.array([q[k] for q, k in zip(quads, (2, 3, 0, 1), strict=True)])
+    rough = _location(_grid_corners(size), nearest, size, "aruco")
+    if isinstance(rough, BoardNotFound):
+        return rough
+    plane = [
+        np.asarray(cv2.perspectiveTransform(q.reshape(-1, 1, 2), rough.homography), np.float64)
+        for q in quads
+    ]
+    side = float(
+        np.mean([np.linalg.norm(np.diff(p.reshape(4, 2), axis=0), axis=1).mean() for p in plane])
+    )
+    shrink = size / (size + 2 * spec.gap)  # the rough grid spans the markers' gap too
+    square_mm = MARKER_SIZE_MM * shrink / side
+    layout = spec.scaled(square_mm).marker_corners(size)
+    board = np.concatenate([layout[i] for i in spec.ids])
+    return _location(board, np.concatenate(quads), size, "aruco")
 
 
 def locate_markerless(frame: Image, size: int) -> LocateResult:
