@@ -35,7 +35,8 @@ def card_path(model_path: Path) -> Path:
 
 
 def to_input(crops: np.ndarray) -> np.ndarray:
-    """``(N, H, W, 3)`` uint8 RGB -> ``(N, 3, H, W)`` float32 in [-1, 1] (the card's
+    """``(N, H, W, 3)`` uint8 BGR (OpenCV order, as vision crops) -> ``(N, 3, H, W)``
+    float32 in [-1, 1] (the card's
     ``normalisation``); shared by training and inference."""
     x = crops.astype(np.float32) / 127.5 - 1.0
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
@@ -110,7 +111,7 @@ class OnnxSquareClassifier:
         return cls(session, path, (height, width), card)
 
     def run(self, crops: np.ndarray) -> SquarePrediction:
-        """All outputs for ``crops (N, H, W, 3)`` uint8 RGB, in one batch.
+        """All outputs for ``crops (N, H, W, 3)`` uint8 BGR, in one batch.
 
         :raises ValueError: the crops are not of the model's input size.
         """

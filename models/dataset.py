@@ -27,7 +27,7 @@ DEFAULT_CACHE = Path("out/models-cache")
 
 @dataclass(frozen=True)
 class SquareSet:
-    """``crops (N, H, W, 3)`` uint8 RGB, ``tops (N,)`` :class:`rules.observation.Top`
+    """``crops (N, H, W, 3)`` uint8 BGR, ``tops (N,)`` :class:`rules.observation.Top`
     values, ``heights (N,)`` disc counts (0 on an empty square)."""
 
     crops: np.ndarray

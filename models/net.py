@@ -31,7 +31,7 @@ def _block(c_in: int, c_out: int, *, convs: int) -> nn.Sequential:
 
 
 class SquareNet(nn.Module):
-    """Input ``(N, 3, H, W)`` float RGB scaled to [-1, 1]; H and W divisible by 8.
+    """Input ``(N, 3, H, W)`` float BGR (OpenCV order) scaled to [-1, 1]; H and W divisible by 8.
 
     Returns ``(top_logits (N, 5), height_logits (N, 9), features (N, 64))``. The features
     are exported too, so a start-position frame can set per-set class prototypes.
