@@ -19,7 +19,7 @@ from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
 from rules.variants import Variant
-from synth.render import render_position
+from synth.render import Renderer
 from synth.scene import Style
 from vision.locate import BoardLocation
 from vision.rectify import square_crops
@@ -66,12 +66,12 @@ def location_from_truth(truth: dict[str, object], size: int) -> BoardLocation:
 
 
 def board_crops(
-    rng: np.random.Generator, seed: int, size: int
+    renderer: Renderer, rng: np.random.Generator, seed: int, size: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Render one random board; its crops, tops and disc counts in Square order."""
     variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
     position = random_position(rng, variant)
-    rendered = render_position(position, Style.random(seed, variant))
+    rendered = renderer.render(position, Style.random(seed, variant))
     geometry = variant.geometry
     location = location_from_truth(rendered.truth, variant.size)
     crops = square_crops(rendered.image, location, geometry, crop_px=size)
@@ -95,13 +95,14 @@ def synth_set(count: int, *, seed: int, size: int) -> SquareSet:
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     total = 0
     board = 0
-    while total < count:
-        part = board_crops(rng, seed * 100_000 + board, size)
-        parts.append(part)
-        total += len(part[0])
-        board += 1
-        if board % 50 == 0:
-            log.info("rendered %d boards, %d crops", board, total)
+    with Renderer() as renderer:  # one GL context for the whole set
+        while total < count:
+            part = board_crops(renderer, rng, seed * 100_000 + board, size)
+            parts.append(part)
+            total += len(part[0])
+            board += 1
+            if board % 50 == 0:
+                log.info("rendered %d boards, %d crops", board, total)
     return SquareSet(
         np.concatenate([p[0] for p in parts]),
         np.concatenate([p[1] for p in parts]),
