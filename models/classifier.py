@@ -142,8 +142,9 @@ class OnnxSquareClassifier:
 
     def adapted(self, crops: np.ndarray, tops: np.ndarray) -> OnnxSquareClassifier:
         """A copy whose top classes are the mean features of ``crops`` labelled ``tops``
-        (e.g. every square of one start-position frame); classes absent from the frame
-        (kings) keep a prototype taken from the trained head's weights direction."""
+        (e.g. every square of one start-position frame, labels from the rules); the kings,
+        absent from a start position, sit at their man's prototype plus the card's
+        ``king_feature_shift``."""
         features = self.run(crops).features
         protos = np.zeros((len(Top), features.shape[1]), np.float64)
         for top in Top:
