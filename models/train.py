@@ -137,8 +137,18 @@ def run(config: TrainConfig) -> dict[str, object]:
     """The whole pipeline; returns the model card (also written beside the model)."""
     torch.set_num_threads(config.threads)
     started = time.monotonic()
-    train = cached_set(
-        config.source, config.train_count, seed=config.seed, size=config.size, cache=config.cache
+    part_count = config.train_count // config.train_parts
+    train = SquareSet.concat(
+        [
+            cached_set(
+                config.source,
+                part_count,
+                seed=config.seed + k,
+                size=config.size,
+                cache=config.cache,
+            )
+            for k in range(config.train_parts)
+        ]
     )
     test = cached_set(
         config.source,

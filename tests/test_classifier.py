@@ -109,3 +109,21 @@ def test_missing_card_names_the_card(tmp_path: Path) -> None:
     lonely.write_bytes(DEFAULT_MODEL.read_bytes())
     with pytest.raises(ModelFileError, match=r"lonely\.json"):
         OnnxSquareClassifier.load(lonely)
+
+
+def test_damcam_read_uses_the_model_on_a_render(tmp_path: Path) -> None:
+    """``damcam read`` without a calibration reads a rendered start position exactly."""
+    render = pytest.importorskip("synth.render")
+    import cv2
+    from typer.testing import CliRunner
+
+    from damcam.cli import app
+    from synth.scene import Style
+
+    position = Position.initial(find_variant("russian"))
+    rendered = render.render_position(position, Style(seed=2, variant="russian", tilt_deg=8.0))
+    image = tmp_path / "start.png"
+    cv2.imwrite(str(image), rendered.image)
+    result = CliRunner().invoke(app, ["read", str(image), "--variant", "russian", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["fen"] == position.fen()
