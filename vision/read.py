@@ -11,6 +11,7 @@ from rules.observation import Top
 from rules.pieces import Stack
 from rules.position import Position
 from rules.variants import Color, Variant
+from vision.classifier import SquareClassifier
 from vision.locate import BoardLocation, BoardNotFound, Image
 from vision.observe import ObserverConfig, Registration, locate
 from vision.orient import bottom_facing_turn, checker_contrast, parity_turns
@@ -48,9 +49,11 @@ def read_image(
     config: ObserverConfig | None = None,
     registration: Registration | None = None,
     prototypes: ColourPrototypes | None = None,
+    classifier: SquareClassifier | None = None,
 ) -> BoardReading | BoardNotFound:
     """Locate, orient and read one image. Without a calibration the turn is the one that
-    keeps White at the image's bottom edge and the colours are clustered from the image."""
+    keeps White at the image's bottom edge and the colours are clustered from the image.
+    A ``classifier`` (the ONNX model) reads the crops instead of the colour prototypes."""
     config = config or ObserverConfig()
     geometry = variant.geometry
     found = locate(image, geometry.size, config.markers)
@@ -60,8 +63,11 @@ def read_image(
         registration = Registration(bottom_facing_turn(found, parity_turns(image, found, geometry)))
     turns = registration.turns
     crops = square_crops(image, found, geometry, crop_px=config.crop_px, turns=turns)
-    prototypes = prototypes or ColourPrototypes.cluster(crops)
-    if prototypes is None:
+    if classifier is None:
+        prototypes = prototypes or ColourPrototypes.cluster(crops)
+    if classifier is not None:
+        probs = classifier.predict(crops)
+    elif prototypes is None:
         probs = np.zeros((len(crops), len(Top)))
         probs[:, Top.EMPTY] = 1.0
     else:

@@ -15,6 +15,7 @@ from calibration.table import CalibrationError, TableCalibration, calibrate_star
 from rules import find_variant
 from rules.variants import Variant
 from vision.board_spec import MarkerBoardSpec
+from vision.classifier import SquareClassifier
 from vision.locate import BoardNotFound, Image
 from vision.read import read_image
 
@@ -73,6 +74,9 @@ def read_command(
             table = TableCalibration.load(calibration)
         except CalibrationError as exc:
             raise _fail(str(exc)) from None
+    # The ONNX model reads crowns and towers; a calibration's colour prototypes know which
+    # colour is White at this table, so they take over when one is given.
+    classifier = None if table else _onnx_classifier()
     names = [variant] if variant else [table.variant] if table else list(DEFAULT_VARIANTS)
     reasons, readings = [], []
     for name in names:
@@ -82,6 +86,7 @@ def read_command(
             v,
             registration=table.registration() if table else None,
             prototypes=table.prototypes() if table else None,
+            classifier=classifier,
         )
         if isinstance(result, BoardNotFound):
             reasons.append(f"{v.name} ({v.geometry.size}x{v.geometry.size}): {result.reason}")
@@ -145,3 +150,12 @@ def markers_command(out: Path, size: int, square_mm: float, dpi: int) -> None:
     if not cv2.imwrite(str(out), sheet):
         raise _fail(f"cannot write {out}")
     typer.echo(f"wrote {out} ({sheet.shape[1]}x{sheet.shape[0]} px at {dpi} dpi)")
+
+
+def _onnx_classifier() -> SquareClassifier:
+    from models.classifier import ModelFileError, OnnxSquareClassifier
+
+    try:
+        return OnnxSquareClassifier.load()
+    except ModelFileError as exc:
+        raise _fail(str(exc)) from None

@@ -1,0 +1,64 @@
+"""Square classifier bench: ``python -m bench.classifier [--squares N] [--seed S]``.
+
+Prints JSON lines: one for held-out synth renders (per-square top error, stack height
+accuracy on towers, confusion matrix) and one for speed (load time, one batched call on
+50 crops with one intra-op thread, as for all squares of a 10x10 board).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier
+from models.dataset import cached_set
+from models.export import evaluate, latency_ms
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.classifier", description=__doc__)
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    parser.add_argument("--squares", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=1007, help="render seed, unseen in training")
+    ns = parser.parse_args(argv)
+
+    start = time.perf_counter()
+    classifier = OnnxSquareClassifier.load(ns.model)
+    load_s = time.perf_counter() - start
+    size = classifier.crop_size[0]
+    data = cached_set("synth", ns.squares, seed=ns.seed, size=size)
+    result = evaluate(classifier, data)
+    print(
+        json.dumps(
+            {
+                "bench": "classifier.held_out_renders",
+                "model": ns.model.name,
+                "seed": ns.seed,
+                **result.as_dict(),
+                "per_square_error_pct": 100 * result.top_error_rate,
+                "tower_height_exact_pct": 100 * result.tower_height_accuracy,
+                "target_error_pct": 0.05,
+                "target_height_pct": 99.5,
+            }
+        )
+    )
+    crops = data.crops[:50]
+    print(
+        json.dumps(
+            {
+                "bench": "classifier.speed",
+                "model": ns.model.name,
+                "size_bytes": ns.model.stat().st_size,
+                "load_s": load_s,
+                "ms_per_50_crops_one_thread": latency_ms(classifier, crops),
+                "target_ms": 15.0,
+                "target_load_s": 1.0,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

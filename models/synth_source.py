@@ -1,0 +1,110 @@
+"""Training crops from synth renders, cut by vision's own crop function.
+
+Each board: a random variant, a random position (men, kings, towers in column games),
+a random :class:`synth.scene.Style` (board, pieces, tilt 0-35 degrees, light, hands),
+rendered by :func:`synth.render.render_position`, located from the render's true grid
+corners, and cut into squares by :func:`vision.rectify.square_crops`, which is what
+inference runs. Labels come from the render's truth, so White is synth's White piece.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import cv2
+import numpy as np
+
+from models.dataset import SquareSet
+from rules import Position, find_variant
+from rules.observation import Top
+from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
+from rules.variants import Variant
+from synth.render import Renderer
+from synth.scene import Style
+from vision.locate import BoardLocation
+from vision.rectify import square_crops
+
+log = logging.getLogger(__name__)
+
+VARIANTS = ("international", "international", "russian", "brazilian", "pool", "czech", "italian",
+            "english", "bashni", "bashni", "lasca")  # fmt: skip
+"""Drawn uniformly; repeats weight 10x10 boards (more squares) and towers (rarer states)."""
+TOWER_LIMIT = 8
+"""Towers drawn at most this tall (the height head's last class is 8 or more)."""
+
+
+def disc_count(stack: Stack, towers: bool) -> int:
+    """Discs in a stack as the camera sees them: a draughts king is two discs."""
+    return sum(2 if (p.king and not towers) else 1 for p in stack)
+
+
+def random_stack(rng: np.random.Generator, variant: Variant) -> Stack:
+    if not variant.towers:
+        return ((WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING)[int(rng.integers(4))],)
+    height = 1 if rng.random() < 0.45 else int(rng.integers(2, TOWER_LIMIT + 1))
+    top = (WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING)[int(rng.integers(4))]
+    below = tuple((WHITE_MAN, BLACK_MAN)[int(rng.integers(2))] for _ in range(height - 1))
+    return (top, *below)
+
+
+def random_position(rng: np.random.Generator, variant: Variant) -> Position:
+    """Any arrangement (legality does not matter to a camera), 35-90% of squares filled
+    (a camera sees empty squares aplenty anyway)."""
+    fill = rng.uniform(0.35, 0.9)
+    stacks = {
+        sq: random_stack(rng, variant) for sq in variant.geometry.squares if rng.random() < fill
+    }
+    return Position.from_stacks(variant, stacks, variant.first_to_move)
+
+
+def location_from_truth(truth: dict[str, object], size: int) -> BoardLocation:
+    """The exact grid the render drew (the camera looks from White's side)."""
+    corners = np.asarray(truth["corners"], np.float64)
+    grid = np.array([[0.0, 0.0], [size, 0.0], [size, size], [0.0, size]])
+    homography = cv2.getPerspectiveTransform(corners.astype(np.float32), grid.astype(np.float32))
+    return BoardLocation(np.asarray(homography, np.float64), size, corners, 0.0, "truth")
+
+
+def board_crops(
+    renderer: Renderer, rng: np.random.Generator, seed: int, size: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Render one random board; its crops, tops and disc counts in Square order."""
+    variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
+    position = random_position(rng, variant)
+    rendered = renderer.render(position, Style.random(seed, variant))
+    geometry = variant.geometry
+    location = location_from_truth(rendered.truth, variant.size)
+    crops = square_crops(rendered.image, location, geometry, crop_px=size)
+    occlusion: dict[str, float] = rendered.truth["occlusion"]
+    squares: dict[str, str] = rendered.truth["squares"]
+    tops = np.empty(len(crops), np.int64)
+    heights = np.empty(len(crops), np.int64)
+    keep = np.ones(len(crops), bool)
+    for i, sq in enumerate(geometry.squares):
+        name = geometry.name(sq)
+        stack = parse_stack(squares[name]) if squares[name] else ()
+        tops[i] = Top.of(stack[0] if stack else None)
+        heights[i] = min(disc_count(stack, variant.towers), TOWER_LIMIT)
+        keep[i] = occlusion.get(name, 0.0) < 0.3  # a hidden square carries no label
+    return crops[keep], tops[keep], heights[keep]
+
+
+def synth_set(count: int, *, seed: int, size: int) -> SquareSet:
+    """At least ``count`` labelled crops from boards rendered with seeds from ``seed``."""
+    rng = np.random.default_rng(seed)
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    total = 0
+    board = 0
+    with Renderer() as renderer:  # one GL context for the whole set
+        while total < count:
+            part = board_crops(renderer, rng, seed * 100_000 + board, size)
+            parts.append(part)
+            total += len(part[0])
+            board += 1
+            if board % 50 == 0:
+                log.info("rendered %d boards, %d crops", board, total)
+    return SquareSet(
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+    )

@@ -1,0 +1,262 @@
+"""Train the square classifier: ``python -m models.train`` (or ``damcam train``).
+
+Builds (or reads from cache) a labelled crop set, trains :class:`models.net.SquareNet` on
+the CPU within a time budget with heavy augmentation, exports ONNX, quantises to int8 if
+the held-out accuracy holds, and writes the model card beside the ``.onnx`` file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import platform
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from models.augment import augment_batch
+from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier, card_path, to_input
+from models.dataset import DEFAULT_CACHE, Source, SquareSet, cached_set
+from models.export import evaluate, export_onnx, latency_ms, quantise
+from models.net import FEATURE_SIZE, HEIGHT_CLASSES, SquareNet, parameter_count
+from rules.observation import Top
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that decides the shipped model; it is copied into the card."""
+
+    source: Source = "synth"
+    train_count: int = 60_000
+    train_parts: int = 1
+    """The training set is cached in this many parts of ``train_count / train_parts`` crops
+    (seeds ``seed, seed + 1, ...``), so renders can be made ahead, part by part."""
+    test_count: int = 10_000
+    size: int = 48
+    seed: int = 7
+    minutes: float = 12.0
+    batch: int = 128
+    learning_rate: float = 3e-3
+    height_weight: float = 0.5
+    threads: int = 2
+    out: Path = DEFAULT_MODEL
+    cache: Path = DEFAULT_CACHE
+    int8_tolerance: float = 0.0005
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def _batches(rng: np.random.Generator, n: int, batch: int) -> list[np.ndarray]:
+    order = rng.permutation(n)
+    return [order[i : i + batch] for i in range(0, n - batch + 1, batch)]
+
+
+def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str, float]]:
+    """Train until the time budget runs out (one-cycle schedule over the estimated steps)."""
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed + 1)
+    net = SquareNet()
+    optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
+    top_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
+    height_loss = nn.CrossEntropyLoss()
+    budget_s = config.minutes * 60
+    start = time.monotonic()
+    step = 0
+    steps_estimate: int | None = None
+    lr = config.learning_rate
+    epoch = 0
+    loss_value = float("nan")
+    while time.monotonic() - start < budget_s:
+        epoch += 1
+        net.train()
+        for index in _batches(rng, len(data), config.batch):
+            elapsed = time.monotonic() - start
+            if elapsed >= budget_s:
+                break
+            if step == 20:  # time the first steps, then fix the schedule's length
+                steps_estimate = max(int(budget_s / (elapsed / step)), 40)
+            if steps_estimate is not None:
+                progress = min(step / steps_estimate, 1.0)
+                warm = 0.05
+                if progress < warm:
+                    lr = config.learning_rate * progress / warm
+                else:
+                    lr = (
+                        config.learning_rate
+                        * 0.5
+                        * (1 + np.cos(np.pi * (progress - warm) / (1 - warm)))
+                    )
+                for group in optimiser.param_groups:
+                    group["lr"] = lr
+            crops = augment_batch(rng, data.crops[index])
+            x = torch.from_numpy(to_input(crops))
+            tops = torch.from_numpy(data.tops[index])
+            heights = torch.from_numpy(np.minimum(data.heights[index], HEIGHT_CLASSES - 1))
+            top_logits, height_logits, _ = net(x)
+            loss = top_loss(top_logits, tops) + config.height_weight * height_loss(
+                height_logits, heights
+            )
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            step += 1
+            loss_value = float(loss.detach())
+            if step % 200 == 0:
+                log.info(
+                    "epoch %d step %d loss %.4f lr %.5f %.0fs", epoch, step, loss_value, lr, elapsed
+                )
+    net.eval()
+    return net, {"steps": step, "epochs": epoch, "final_loss": loss_value}
+
+
+def king_feature_shift(net: SquareNet, data: SquareSet) -> list[float]:
+    """Mean feature offset from a man to a king of the same colour on single pieces: the
+    per-set adaptation places the (absent) kings' prototypes with it."""
+    single = np.flatnonzero(data.heights <= 2)[:4000]
+    with torch.no_grad():
+        _, _, features = net(torch.from_numpy(to_input(data.crops[single])))
+    f = features.numpy()
+    tops = data.tops[single]
+    shifts = []
+    for king, man in ((Top.WHITE_KING, Top.WHITE_MAN), (Top.BLACK_KING, Top.BLACK_MAN)):
+        if np.any(tops == king) and np.any(tops == man):
+            shifts.append(f[tops == king].mean(axis=0) - f[tops == man].mean(axis=0))
+    if not shifts:
+        return [0.0] * FEATURE_SIZE
+    return [float(v) for v in np.mean(shifts, axis=0)]
+
+
+def run(config: TrainConfig) -> dict[str, object]:
+    """The whole pipeline; returns the model card (also written beside the model)."""
+    torch.set_num_threads(config.threads)
+    started = time.monotonic()
+    part_count = config.train_count // config.train_parts
+    train = SquareSet.concat(
+        [
+            cached_set(
+                config.source,
+                part_count,
+                seed=config.seed + k,
+                size=config.size,
+                cache=config.cache,
+            )
+            for k in range(config.train_parts)
+        ]
+    )
+    test = cached_set(
+        config.source,
+        config.test_count,
+        seed=config.seed + 1000,
+        size=config.size,
+        cache=config.cache,
+    )
+    data_s = time.monotonic() - started
+    net, train_stats = train_net(config, train)
+    fp32_path = config.out.with_suffix(".fp32.onnx")
+    export_onnx(net, fp32_path, config.size)
+    card: dict[str, object] = {
+        "model": config.out.name,
+        "classes": [t.name for t in Top],
+        "height_classes": "0..8 discs (0 = empty square, 8 = eight or more)",
+        "input_size": [config.size, config.size],
+        "input": "crops (N, 3, H, W) float32 BGR from vision.rectify.square_crops, x / 127.5 - 1",
+        "normalisation": {"scale": 1 / 127.5, "offset": -1.0, "channel_order": "BGR"},
+        "outputs": ["top_logits (N, 5)", "height_logits (N, 9)", "features (N, 64)"],
+        "colour": "the lighter piece colour is WHITE; per-set calibration may say otherwise",
+        "king_feature_shift": king_feature_shift(net, train),
+        "parameters": parameter_count(net),
+    }
+    card_path(fp32_path).write_text(json.dumps(card))
+    fp32 = OnnxSquareClassifier.load(fp32_path)
+    fp32_eval = evaluate(fp32, test)
+    int8_path = config.out.with_suffix(".int8.onnx")
+    quantise(fp32_path, int8_path, train.crops[:: max(len(train) // 1000, 1)])
+    card_path(int8_path).write_text(json.dumps(card))
+    int8 = OnnxSquareClassifier.load(int8_path)
+    int8_eval = evaluate(int8, test)
+    use_int8 = int8_eval.top_error_rate <= fp32_eval.top_error_rate + config.int8_tolerance
+    chosen_path, chosen_eval = (int8_path, int8_eval) if use_int8 else (fp32_path, fp32_eval)
+    chosen_path.replace(config.out)
+    for leftover in (fp32_path, int8_path, card_path(fp32_path), card_path(int8_path)):
+        leftover.unlink(missing_ok=True)
+    card["precision"] = (
+        "int8 (static QDQ, per-channel)" if use_int8 else "fp32 (int8 lost accuracy)"
+    )
+    card_path(config.out).write_text(json.dumps(card))
+    shipped = OnnxSquareClassifier.load(config.out)
+    load_start = time.perf_counter()
+    OnnxSquareClassifier.load(config.out)
+    load_s = time.perf_counter() - load_start
+    card.update(
+        {
+            "data": {
+                "source": config.source,
+                "train_squares": len(train),
+                "test_squares": len(test),
+                "train_seeds": [config.seed + k for k in range(config.train_parts)],
+                "test_seed": config.seed + 1000,
+                "augmentation": "shift/rotate/scale, colour jitter, glare, edge occlusion, "
+                "blur, noise, JPEG",
+            },
+            "command": "python -m models.train " + " ".join(sys.argv[1:]),
+            "seed": config.seed,
+            "training": {
+                **train_stats,
+                "minutes": config.minutes,
+                "threads": config.threads,
+                "data_seconds": round(data_s, 1),
+            },
+            "metrics": {
+                "held_out": chosen_eval.as_dict(),
+                "fp32_top_error_rate": fp32_eval.top_error_rate,
+                "int8_top_error_rate": int8_eval.top_error_rate,
+            },
+            "size_bytes": config.out.stat().st_size,
+            "speed": {
+                "ms_50_crops_one_thread": latency_ms(shipped, test.crops[:50]),
+                "load_seconds": load_s,
+                "machine": platform.processor() or platform.machine(),
+            },
+            "torch": torch.__version__,
+        }
+    )
+    card_path(config.out).write_text(json.dumps(card, indent=1) + "\n")
+    return card
+
+
+def parse_args(argv: list[str] | None = None) -> TrainConfig:
+    parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__)
+    defaults = TrainConfig()
+    parser.add_argument("--source", choices=["synth", "procedural"], default=defaults.source)
+    parser.add_argument("--train-count", type=int, default=defaults.train_count)
+    parser.add_argument("--train-parts", type=int, default=defaults.train_parts)
+    parser.add_argument("--test-count", type=int, default=defaults.test_count)
+    parser.add_argument("--size", type=int, default=defaults.size)
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--minutes", type=float, default=defaults.minutes)
+    parser.add_argument("--threads", type=int, default=defaults.threads)
+    parser.add_argument("--out", type=Path, default=defaults.out)
+    parser.add_argument("--cache", type=Path, default=defaults.cache)
+    ns = parser.parse_args(argv)
+    return TrainConfig(
+        source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
+        test_count=ns.test_count, size=ns.size, seed=ns.seed, minutes=ns.minutes,
+        threads=ns.threads, out=ns.out, cache=ns.cache,
+    )  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    card = run(parse_args(argv))
+    print(json.dumps({"metrics": card["metrics"], "speed": card["speed"]}))
+
+
+if __name__ == "__main__":
+    main()

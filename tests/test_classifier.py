@@ -1,0 +1,129 @@
+"""The shipped square classifier: loads, reads freshly rendered squares, refuses bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.classifier import DEFAULT_MODEL, ModelFileError, OnnxSquareClassifier, card_path
+from models.synth_source import disc_count, location_from_truth
+from rules import Position, find_variant
+from rules.geometry import Square
+from rules.observation import Top
+from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
+from vision.rectify import CROP_PX, square_crops
+
+
+@pytest.fixture(scope="module")
+def classifier() -> OnnxSquareClassifier:
+    return OnnxSquareClassifier.load()
+
+
+def _render_crops(position: Position, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops, true tops and true disc counts of a plain overhead render of ``position``."""
+    render = pytest.importorskip("synth.render")
+    from synth.scene import Style
+
+    style = Style(seed=seed, variant=position.variant.name, tilt_deg=10.0)
+    rendered = render.render_position(position, style)
+    geometry = position.variant.geometry
+    location = location_from_truth(rendered.truth, position.variant.size)
+    crops = square_crops(rendered.image, location, geometry)
+    stacks = [parse_stack(rendered.truth["squares"][geometry.name(sq)]) for sq in geometry.squares]
+    tops = np.array([Top.of(s[0] if s else None) for s in stacks])
+    heights = np.array([disc_count(s, position.variant.towers) for s in stacks])
+    return crops, tops, heights
+
+
+def test_card_matches_the_model_and_vision_crop(classifier: OnnxSquareClassifier) -> None:
+    card = json.loads(card_path(DEFAULT_MODEL).read_text())
+    assert card["classes"] == [t.name for t in Top]
+    assert tuple(card["input_size"]) == (CROP_PX, CROP_PX) == classifier.crop_size
+    assert DEFAULT_MODEL.stat().st_size <= 5 * 1024 * 1024
+
+
+def test_reads_every_square_of_a_fresh_render(classifier: OnnxSquareClassifier) -> None:
+    v = find_variant("russian")
+    g = v.geometry
+    stacks: dict[Square, Stack] = {
+        g.parse_square("a1"): (WHITE_MAN,),
+        g.parse_square("c3"): (WHITE_KING,),
+        g.parse_square("f6"): (BLACK_MAN,),
+        g.parse_square("h8"): (BLACK_KING,),
+        g.parse_square("d4"): (WHITE_MAN,),
+        g.parse_square("e5"): (BLACK_MAN,),
+    }
+    crops, tops, _ = _render_crops(Position.from_stacks(v, stacks, v.first_to_move), seed=3)
+    probs = classifier.predict(crops)
+    assert probs.shape == (g.square_count, len(Top))
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-4)
+    assert [Top(t).name for t in probs.argmax(axis=1)] == [Top(t).name for t in tops]
+
+
+def test_reads_tower_heights(classifier: OnnxSquareClassifier) -> None:
+    v = find_variant("bashni")
+    g = v.geometry
+    stacks: dict[Square, Stack] = {
+        g.parse_square("c3"): (WHITE_MAN, BLACK_MAN, BLACK_MAN),
+        g.parse_square("e5"): (BLACK_MAN,),
+        g.parse_square("f6"): (BLACK_MAN, WHITE_MAN),
+    }
+    crops, _, heights = _render_crops(Position.from_stacks(v, stacks, v.first_to_move), seed=5)
+    mean, sigma = classifier.predict_heights(crops)
+    assert np.round(mean).astype(int).tolist() == heights.tolist()
+    assert np.all(sigma >= 0)
+
+
+def test_start_position_adaptation_keeps_every_square(classifier: OnnxSquareClassifier) -> None:
+    position = Position.initial(find_variant("russian"))
+    crops, tops, _ = _render_crops(position, seed=11)
+    adapted = classifier.adapted(crops, tops)
+    assert adapted.prototypes is not None and adapted.prototypes.shape[0] == len(Top)
+    assert adapted.predict(crops).argmax(axis=1).tolist() == tops.tolist()
+
+
+def test_wrong_crop_size_is_refused(classifier: OnnxSquareClassifier) -> None:
+    with pytest.raises(ValueError, match=f"{CROP_PX}, {CROP_PX}, 3"):
+        classifier.predict(np.zeros((4, CROP_PX + 2, CROP_PX, 3), np.uint8))
+
+
+def test_missing_model_names_the_file_and_the_command(tmp_path: Path) -> None:
+    missing = tmp_path / "nothing.onnx"
+    with pytest.raises(ModelFileError, match=r"nothing\.onnx.*models\.train"):
+        OnnxSquareClassifier.load(missing)
+
+
+def test_corrupt_model_names_the_file(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a protobuf at all")
+    card_path(broken).write_text(card_path(DEFAULT_MODEL).read_text())
+    with pytest.raises(ModelFileError, match=r"broken\.onnx.*models\.train"):
+        OnnxSquareClassifier.load(broken)
+
+
+def test_missing_card_names_the_card(tmp_path: Path) -> None:
+    lonely = tmp_path / "lonely.onnx"
+    lonely.write_bytes(DEFAULT_MODEL.read_bytes())
+    with pytest.raises(ModelFileError, match=r"lonely\.json"):
+        OnnxSquareClassifier.load(lonely)
+
+
+def test_damcam_read_uses_the_model_on_a_render(tmp_path: Path) -> None:
+    """``damcam read`` without a calibration reads a rendered start position exactly."""
+    render = pytest.importorskip("synth.render")
+    import cv2
+    from typer.testing import CliRunner
+
+    from damcam.cli import app
+    from synth.scene import Style
+
+    position = Position.initial(find_variant("russian"))
+    rendered = render.render_position(position, Style(seed=2, variant="russian", tilt_deg=8.0))
+    image = tmp_path / "start.png"
+    cv2.imwrite(str(image), rendered.image)
+    result = CliRunner().invoke(app, ["read", str(image), "--variant", "russian", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["fen"] == position.fen()
