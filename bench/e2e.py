@@ -1,0 +1,154 @@
+"""End to end: is the recorded game exactly the game played? (``python -m bench.e2e``)
+
+Plays real and generated games (:mod:`bench.e2e_games`) frame by frame
+(:mod:`bench.e2e_script`) through ``damcam record``'s pipeline (:mod:`bench.e2e_run`),
+clean and with injected irregularities, and prints one JSON line per game, then the
+summaries per variant and condition. ``--doc`` writes the markdown table.
+
+The chain each line went through is in its ``chain`` field. Until a renderer and a vision
+stage turn rendered frames into observations (``pi.wiring.vision_recognizer``), frames
+are read from the truth (``truth-readings``): the camera's part is then not measured, and
+the camera conditions (tilt, light, glare) do not apply; only the players' habits do
+(hands over the board, captures taken off one by one, late crowning).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.e2e_games import select_games
+from bench.e2e_measure import Summary, injection_points, measure_game, summarise
+from bench.e2e_script import CONDITIONS
+
+DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+
+
+def vision_status() -> str:
+    """Why the rendered chain is not run (empty when it could be)."""
+    from pi.config import load_settings
+    from pi.wiring import VisionUnavailableError, vision_recognizer
+
+    try:
+        vision_recognizer(load_settings(None))
+    except VisionUnavailableError as exc:
+        return f"vision stage unavailable: {exc}"
+    try:
+        import synth.game  # noqa: F401
+    except ImportError:
+        return "no game renderer (synth.game)"
+    return ""
+
+
+def run(
+    data: Path | None,
+    *,
+    per_variant: int,
+    plies: int,
+    conditions: Sequence[str],
+    injections: bool,
+    seed: int = 0,
+) -> tuple[list[dict[str, Any]], Summary]:
+    """Every game under every condition (and the injected set under the first)."""
+    games = select_games(data, per_variant=per_variant, plies=10_000, seed=seed)
+    lines: list[dict[str, Any]] = []
+    for number, game in enumerate(games):
+        for name in conditions:
+            line = measure_game(game.truncated(plies), CONDITIONS[name], seed + number)
+            lines.append(line)
+            print(json.dumps(line), flush=True)
+        if injections:
+            for cut, injection in injection_points(game):
+                line = measure_game(cut, CONDITIONS[conditions[0]], seed + number, injection)
+                lines.append(line)
+                print(json.dumps(line), flush=True)
+    return lines, summarise(lines)
+
+
+def markdown(summary: Summary, note: str) -> str:
+    """The tables for docs/e2e.md, with the date, the commit and the chain measured."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    out = [
+        "# End to end: the recorded game against the game played",
+        "",
+        f"Run `python -m bench.e2e --doc docs/e2e.md` on {when}, commit `{commit or 'unknown'}`.",
+        "",
+        f"**Chain measured:** {note}",
+        "",
+        "| variant | condition | games | exact | move accuracy | flags on clean games "
+        "| latency median / p95 (ms) | frames/s | lost at |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for g in summary.games:
+        lost = ", ".join(f"{k} {v}" for k, v in g["lost_stages"].items()) or "-"
+        out.append(
+            f"| {g['variant']} | {g['condition']} | {g['games']} | {g['exact']} "
+            f"| {g['move_accuracy']} | {g['clean_flags']} "
+            f"| {g['latency_ms_median']} / {g['latency_ms_p95']} | {g['fps']} | {lost} |"
+        )
+    out += [
+        "",
+        "Injected irregularities (edited boards, flagged at the right ply counts as detected):",
+        "",
+        "| kind | condition | injected | detected | rate | false alarms | variants |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for i in summary.injections:
+        out.append(
+            f"| {i['kind']} | {i['condition']} | {i['injected']} | {i['detected']} "
+            f"| {i['detection_rate']} | {i['false_alarms']} | {', '.join(i['variants'])} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.e2e", description=__doc__)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared data folder")
+    parser.add_argument("--games-per-variant", type=int, default=10)
+    parser.add_argument("--plies", type=int, default=40, help="cut longer games to this")
+    parser.add_argument("--conditions", default="default,hard")
+    parser.add_argument("--no-injections", action="store_true")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--doc", type=Path, help="write the markdown tables here")
+    args = parser.parse_args(argv)
+    conditions = [c for c in args.conditions.split(",") if c]
+    unknown = [c for c in conditions if c not in CONDITIONS]
+    if unknown:
+        parser.error(f"unknown condition(s) {unknown}; known: {sorted(CONDITIONS)}")
+    data = args.data if args.data.is_dir() else None
+    why = vision_status()
+    note = (
+        "rendered frames read by vision"
+        if not why
+        else f"frames read from the render truth (`truth-readings`), because {why}. "
+        "Settling, inference, the journal and the scoresheet are real; "
+        "localisation and classification are not measured, and the camera conditions "
+        "(tilt, light, glare) do not apply; the hard condition adds hands only."
+    )
+    print(json.dumps({"chain": "rendered" if not why else "truth-readings", "why": why}))
+    _, summary = run(
+        data,
+        per_variant=args.games_per_variant,
+        plies=args.plies,
+        conditions=conditions,
+        injections=not args.no_injections,
+        seed=args.seed,
+    )
+    for line in summary.games + summary.injections:
+        print(json.dumps(line))
+    if args.doc:
+        args.doc.write_text(markdown(summary, note), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
