@@ -1,0 +1,105 @@
+"""A pinhole camera placed from a :class:`~synth.scene.Style`, in OpenCV's conventions.
+
+OpenCV's camera frame (x right, y down, z forward) is the truth that vision checks
+against; the OpenGL matrices are derived from it so both agree to a fraction of a pixel.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from synth.scene import Style
+
+F64 = NDArray[np.float64]
+NEAR_MM, FAR_MM = 10.0, 20000.0
+
+
+@dataclass(frozen=True)
+class Camera:
+    """Intrinsics ``K`` and pose ``R``, ``t`` (world to camera: ``x_cam = R x + t``)."""
+
+    K: F64
+    R: F64
+    t: F64
+    width: int
+    height: int
+
+    @property
+    def centre(self) -> F64:
+        """The camera's position in the world."""
+        return np.asarray(-self.R.T @ self.t, dtype=np.float64)
+
+    def project(self, points: F64) -> F64:
+        """Pixel coordinates (N, 2) of world points (N, 3)."""
+        cam = points @ self.R.T + self.t
+        uvw = cam @ self.K.T
+        return np.asarray(uvw[:, :2] / uvw[:, 2:3], dtype=np.float64)
+
+    def gl_view(self) -> F64:
+        """World to OpenGL eye space (y up, looking down -z)."""
+        flip = np.diag([1.0, -1.0, -1.0])
+        view = np.eye(4)
+        view[:3, :3] = flip @ self.R
+        view[:3, 3] = flip @ self.t
+        return view
+
+    def gl_projection(self) -> F64:
+        """OpenGL projection matching ``K``, for an image read back top row first.
+
+        OpenCV puts pixel centres on integers, OpenGL on half-integers: hence the 0.5.
+        """
+        w, h = self.width, self.height
+        fx, fy = self.K[0, 0], self.K[1, 1]
+        cx, cy = self.K[0, 2] + 0.5, self.K[1, 2] + 0.5
+        n, f = NEAR_MM, FAR_MM
+        return np.array(
+            [
+                [2 * fx / w, 0.0, 1 - 2 * cx / w, 0.0],
+                [0.0, 2 * fy / h, 2 * cy / h - 1, 0.0],
+                [0.0, 0.0, -(f + n) / (f - n), -2 * f * n / (f - n)],
+                [0.0, 0.0, -1.0, 0.0],
+            ]
+        )
+
+
+def place_camera(
+    style: Style,
+    board_width_mm: float,
+    size: tuple[int, int],
+    jitter: tuple[float, float] = (0.0, 0.0),
+) -> Camera:
+    """Aim the camera at the board as ``style`` says: tilt, azimuth, roll, focal length, fill.
+
+    ``jitter`` moves the aim point by that many mm (a camera arm that sways).
+    """
+    width, height = size
+    focal = style.focal_px * width / 640.0
+    K = np.array([[focal, 0.0, (width - 1) / 2], [0.0, focal, (height - 1) / 2], [0.0, 0.0, 1.0]])
+    tilt, az, roll = (math.radians(a) for a in (style.tilt_deg, style.azimuth_deg, style.roll_deg))
+    target = np.array(
+        [
+            style.offset[0] * board_width_mm + jitter[0],
+            style.offset[1] * board_width_mm + jitter[1],
+            0.0,
+        ]
+    )
+    to_camera = np.array(
+        [math.sin(tilt) * math.sin(az), -math.sin(tilt) * math.cos(az), math.cos(tilt)]
+    )
+    # The board spans `fill` of the shorter image side when seen square on.
+    distance = focal * board_width_mm / (style.fill * min(width, height))
+    centre = target + distance * to_camera
+    forward = -to_camera
+    towards_white = np.array([math.sin(az), -math.cos(az), 0.0])
+    down = towards_white - forward * float(towards_white @ forward)
+    down /= np.linalg.norm(down)
+    right = np.cross(down, forward)
+    c, s = math.cos(roll), math.sin(roll)
+    right, down = c * right + s * down, -s * right + c * down
+    R = np.stack([right, down, forward])
+    t = -R @ centre
+    return Camera(K=K, R=R, t=t, width=width, height=height)

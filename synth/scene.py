@@ -1,0 +1,220 @@
+"""What a rendered table looks like: the seeded style and the board's world geometry.
+
+World units are millimetres. The board lies in the plane z = 0 with its centre at the
+origin; +x runs to White's right and +y away from White (towards Black's back row,
+row 0 of :mod:`rules.geometry`). The camera sits on White's side looking down.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rules import find_variant
+from rules.variants import Variant
+from vision import board_spec
+
+RGB = tuple[float, float, float]
+
+#: Board colour schemes: (light squares, dark squares, border), linear-ish RGB 0..1.
+BOARD_SCHEMES: dict[str, tuple[RGB, RGB, RGB]] = {
+    "wood-light": ((0.86, 0.72, 0.50), (0.55, 0.33, 0.16), (0.42, 0.25, 0.12)),
+    "wood-dark": ((0.72, 0.55, 0.35), (0.30, 0.17, 0.08), (0.22, 0.12, 0.06)),
+    "green-buff": ((0.90, 0.84, 0.66), (0.18, 0.42, 0.24), (0.92, 0.90, 0.85)),
+    "black-white": ((0.92, 0.92, 0.90), (0.10, 0.10, 0.10), (0.85, 0.85, 0.83)),
+    "paper": ((0.97, 0.97, 0.95), (0.45, 0.45, 0.47), (0.97, 0.97, 0.95)),
+    "yellow-blue": ((0.93, 0.85, 0.45), (0.16, 0.30, 0.60), (0.90, 0.88, 0.80)),
+}
+
+#: Piece colour pairs: (White's colour, Black's colour).
+PIECE_SCHEMES: dict[str, tuple[RGB, RGB]] = {
+    "white-black": ((0.90, 0.89, 0.86), (0.07, 0.07, 0.08)),
+    "cream-brown": ((0.90, 0.82, 0.62), (0.33, 0.17, 0.08)),
+    "red-green": ((0.78, 0.10, 0.08), (0.08, 0.38, 0.15)),
+    "purple-teal": ((0.45, 0.20, 0.55), (0.05, 0.48, 0.50)),
+}
+
+TABLE_COLOURS: tuple[RGB, ...] = (
+    (0.35, 0.25, 0.18),
+    (0.55, 0.52, 0.48),
+    (0.20, 0.22, 0.25),
+    (0.62, 0.50, 0.36),
+)
+
+#: Hands reach in from a side of the board as seen from White.
+HAND_SIDES = ("left", "right", "near", "far")
+
+
+@dataclass(frozen=True)
+class HandStyle:
+    """A forearm and hand held over the board, reaching from ``side`` towards ``target``.
+
+    ``target`` is in square units from the board centre (x right, y away from White);
+    ``height_mm`` is how high the hand floats over the board.
+    """
+
+    side: str
+    target: tuple[float, float]
+    height_mm: float
+    skin: RGB
+    sleeve: RGB
+
+    def __post_init__(self) -> None:
+        if self.side not in HAND_SIDES:
+            raise ValueError(f"unknown hand side {self.side!r} (expected one of {HAND_SIDES})")
+
+
+@dataclass(frozen=True)
+class Style:
+    """Everything about a render except the position: board, pieces, camera, light, sensor.
+
+    Build one with :meth:`random` (seeded) and change fields with ``dataclasses.replace``;
+    unknown scheme names raise :class:`ValueError` naming the field.
+    """
+
+    seed: int
+    variant: str
+    board: str = "wood-light"
+    pieces: str = "white-black"
+    square_mm: float = 40.0
+    border_mm: float = 25.0
+    markers: bool = False
+    table: RGB = (0.35, 0.25, 0.18)
+    tilt_deg: float = 0.0
+    """Camera tilt away from straight down, towards White's side (0 = overhead)."""
+    azimuth_deg: float = 0.0
+    """Camera turned about the board's centre (0 = on White's side)."""
+    roll_deg: float = 0.0
+    focal_px: float = 600.0
+    fill: float = 0.85
+    """Fraction of the image's shorter side the board spans (sets camera distance)."""
+    offset: tuple[float, float] = (0.0, 0.0)
+    """Where the camera aims, in board-widths from the centre."""
+    light_azimuth_deg: float = 30.0
+    light_elevation_deg: float = 60.0
+    colour_temp_k: float = 5000.0
+    exposure: float = 1.0
+    noise_sigma: float = 0.0
+    blur_sigma: float = 0.0
+    jpeg_quality: int = 0
+    """0 keeps the image lossless; 1..100 passes it through JPEG."""
+    piece_jitter_mm: float = 0.8
+    hand: HandStyle | None = None
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        find_variant(self.variant)  # raises ValueError naming the variant
+        if self.board not in BOARD_SCHEMES:
+            raise ValueError(
+                f"unknown board style {self.board!r} (expected one of {sorted(BOARD_SCHEMES)})"
+            )
+        if self.pieces not in PIECE_SCHEMES:
+            raise ValueError(
+                f"unknown piece style {self.pieces!r} (expected one of {sorted(PIECE_SCHEMES)})"
+            )
+        if not 0.0 <= self.tilt_deg <= 60.0:
+            raise ValueError(f"camera tilt {self.tilt_deg} degrees is outside 0..60")
+        if self.markers and self.border_mm < board_spec.MIN_BORDER_MM:
+            raise ValueError(
+                f"border {self.border_mm:.1f} mm is too narrow for the ArUco markers "
+                f"(needs {board_spec.MIN_BORDER_MM} mm)"
+            )
+        if not 0 <= self.jpeg_quality <= 100:
+            raise ValueError(f"JPEG quality {self.jpeg_quality} is outside 0..100")
+
+    @property
+    def rules_variant(self) -> Variant:
+        return find_variant(self.variant)
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    @classmethod
+    def plain(cls, variant: Variant | str, seed: int = 0) -> Style:
+        """An overhead, noise-free style: the easiest image to check by eye and in tests."""
+        name = variant if isinstance(variant, str) else variant.name
+        return cls(seed=seed, variant=name)
+
+    @classmethod
+    def random(cls, seed: int, variant: Variant | str, *, hand: bool | None = None) -> Style:
+        """A style drawn from ``seed``: the same seed always gives the same style."""
+        name = variant if isinstance(variant, str) else variant.name
+        rng = np.random.default_rng(seed)
+
+        def pick(options: list[str]) -> str:
+            return options[int(rng.integers(len(options)))]
+
+        size = find_variant(name).size
+        with_hand = bool(rng.random() < 0.3) if hand is None else hand
+        hand_style = None
+        if with_hand:
+            half = size / 2
+            hand_style = HandStyle(
+                side=pick(list(HAND_SIDES)),
+                target=(float(rng.uniform(-half, half)), float(rng.uniform(-half, half))),
+                height_mm=float(rng.uniform(40, 120)),
+                skin=_skin(rng),
+                sleeve=tuple(float(c) for c in rng.uniform(0.05, 0.8, 3)),  # type: ignore[arg-type]
+            )
+        markers = bool(rng.random() < 0.4)
+        border = float(rng.uniform(10, 45))
+        if markers:
+            border = max(border, board_spec.MIN_BORDER_MM + 2.0)
+        return cls(
+            seed=seed,
+            variant=name,
+            board=pick(sorted(BOARD_SCHEMES)),
+            pieces=pick(sorted(PIECE_SCHEMES)),
+            square_mm=float(rng.uniform(32, 50)),
+            border_mm=border,
+            markers=markers,
+            table=TABLE_COLOURS[int(rng.integers(len(TABLE_COLOURS)))],
+            tilt_deg=float(rng.uniform(0, 35)),
+            azimuth_deg=float(rng.normal(0, 6)),
+            roll_deg=float(rng.normal(0, 4)),
+            focal_px=float(rng.uniform(450, 900)),
+            fill=float(rng.uniform(0.6, 0.85)),
+            offset=(float(rng.normal(0, 0.03)), float(rng.normal(0, 0.03))),
+            light_azimuth_deg=float(rng.uniform(0, 360)),
+            light_elevation_deg=float(rng.uniform(35, 85)),
+            colour_temp_k=float(rng.uniform(2800, 6500)),
+            exposure=float(rng.uniform(0.75, 1.25)),
+            noise_sigma=float(rng.uniform(0, 6)),
+            blur_sigma=float(rng.choice([0.0, 0.0, rng.uniform(0.3, 1.2)])),
+            jpeg_quality=int(rng.choice([0, int(rng.integers(55, 95))])),
+            piece_jitter_mm=float(rng.uniform(0.3, 1.8)),
+            hand=hand_style,
+        )
+
+
+def _skin(rng: np.random.Generator) -> RGB:
+    """A skin tone between pale and dark brown."""
+    t = float(rng.uniform(0, 1))
+    pale, dark = np.array([0.92, 0.74, 0.62]), np.array([0.36, 0.22, 0.14])
+    c = pale * (1 - t) + dark * t
+    return (float(c[0]), float(c[1]), float(c[2]))
+
+
+def kelvin_to_rgb(kelvin: float) -> NDArray[np.float32]:
+    """Light colour of a black body at ``kelvin``, normalised to green = 1.
+
+    Tanner Helland's fit of the CIE tables; close enough for white-balance variety.
+    """
+    t = kelvin / 100.0
+    red = 255.0 if t <= 66 else 329.698727446 * (t - 60) ** -0.1332047592
+    green = (
+        99.4708025861 * math.log(t) - 161.1195681661
+        if t <= 66
+        else 288.1221695283 * (t - 60) ** -0.0755148492
+    )
+    blue = (
+        255.0
+        if t >= 66
+        else (0.0 if t <= 19 else 138.5177312231 * math.log(t - 10) - 305.0447927307)
+    )
+    rgb = np.clip(np.array([red, green, blue], dtype=np.float32), 1.0, 255.0)
+    normalised: NDArray[np.float32] = (rgb / rgb[1]).astype(np.float32)
+    return normalised
