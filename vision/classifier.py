@@ -1,0 +1,18 @@
+"""The square classifier's contract, shared by the colour-prototype classifier here and
+the ONNX model (``models``)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+
+class SquareClassifier(Protocol):
+    """Reads the top of each square from its crop (:func:`vision.rectify.square_crops`)."""
+
+    def predict(self, crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+        """(S, crop, crop, 3) uint8 BGR crops -> (S, 5) probabilities over
+        :class:`rules.observation.Top`, each row summing to 1."""
+        ...

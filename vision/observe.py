@@ -1,0 +1,135 @@
+"""Frame -> :class:`rules.observation.Observation`: the vision pipeline of the live loop.
+
+Locate (tracked), rectify, gate hands and motion, crop, classify. Any failure becomes an
+Observation with ``board_found`` False and no squares; nothing raises into the loop.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from rules.observation import Observation, SquareReading
+from rules.variants import Variant
+from vision.board_spec import MarkerBoardSpec
+from vision.classifier import SquareClassifier
+from vision.locate import (
+    BoardNotFound,
+    Image,
+    LocateResult,
+    locate_by_markers,
+    locate_markerless,
+)
+from vision.occlusion import OcclusionGate, OcclusionSettings
+from vision.rectify import CROP_PX, CameraModel, square_crops, warp_board
+from vision.tracker import BoardTracker, TrackerSettings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ObserverConfig:
+    """How to find the board (``markers`` None: markerless) and the pipeline's sizes."""
+
+    markers: MarkerBoardSpec | None = field(default_factory=MarkerBoardSpec)
+    crop_px: int = CROP_PX
+    stack_height: float = 0.0
+    tracker: TrackerSettings = field(default_factory=TrackerSettings)
+    occlusion: OcclusionSettings = field(default_factory=OcclusionSettings)
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """What calibration tells vision: the quarter turns to the White view, and the camera
+    model when intrinsics were measured."""
+
+    turns: int = 0
+    camera: CameraModel | None = None
+
+
+def locate(frame: Image, size: int, markers: MarkerBoardSpec | None) -> LocateResult:
+    """Markers first when a layout is given, then the markerless grid."""
+    if markers is not None:
+        found = locate_by_markers(frame, size, markers)
+        if not isinstance(found, BoardNotFound):
+            return found
+    return locate_markerless(frame, size)
+
+
+class Observer:
+    """One camera's pipeline state: tracker, occlusion gate and frame counter."""
+
+    def __init__(
+        self,
+        config: ObserverConfig,
+        variant: Variant,
+        calibration: Registration,
+        classifier: SquareClassifier,
+    ) -> None:
+        self.config = config
+        self.variant = variant
+        self.calibration = calibration
+        self.classifier = classifier
+        size = variant.geometry.size
+        self.tracker = BoardTracker(
+            lambda frame: locate(frame, size, config.markers), config.tracker
+        )
+        self.gate = OcclusionGate(size, config.occlusion)
+        self.frame_index = 0
+        self.last_failure: str | None = None
+
+    def observe(self, frame: Image, time: float) -> Observation:
+        """Read one frame; never raises on a bad frame."""
+        index = self.frame_index
+        self.frame_index += 1
+        try:
+            return self._observe(frame, time, index)
+        except (cv2.error, ValueError, np.linalg.LinAlgError) as error:
+            return self._not_found(time, index, f"frame {index}: {error}")
+
+    def _observe(self, frame: Image, time: float, index: int) -> Observation:
+        if frame.ndim != 3 or frame.shape[2] != 3 or frame.size == 0:
+            return self._not_found(time, index, f"frame {index}: not a BGR image {frame.shape}")
+        location = self.tracker.update(frame)
+        if isinstance(location, BoardNotFound):
+            return self._not_found(time, index, location.reason)
+        turns, camera = self.calibration.turns, self.calibration.camera
+        board = warp_board(
+            frame, location, px_per_square=self.config.occlusion.cell_px, turns=turns
+        )
+        gate = self.gate.update(board)
+        crops = square_crops(
+            frame,
+            location,
+            self.variant.geometry,
+            crop_px=self.config.crop_px,
+            turns=turns,
+            stack_height=self.config.stack_height,
+            camera=camera,
+        )
+        probs = self.classifier.predict(crops)
+        geometry = self.variant.geometry
+        readings = []
+        for sq, row in zip(geometry.squares, probs, strict=True):
+            r, c = geometry.rowcol(sq)
+            p = tuple(float(x) for x in row / row.sum())
+            readings.append(SquareReading(p, occluded=float(gate.cells[r, c])))  # type: ignore[arg-type]
+        self.last_failure = None
+        return Observation(
+            time=time,
+            squares=tuple(readings),
+            board_found=True,
+            reprojection_error_px=location.reprojection_error_px,
+            occlusion=gate.occlusion,
+            motion=gate.motion,
+            frame_index=index,
+        )
+
+    def _not_found(self, time: float, index: int, reason: str) -> Observation:
+        if reason != self.last_failure:
+            log.info("board not found: %s", reason)
+        self.last_failure = reason
+        return Observation(time=time, squares=(), board_found=False, frame_index=index)
