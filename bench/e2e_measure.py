@@ -22,15 +22,34 @@ from rules import find_variant
 
 CHAIN_TRUTH = "truth-readings"
 """Frames read from the script's truth: no renderer, no vision (settling and inference only)."""
+CHAIN_RENDERED = "rendered"
+"""Frames drawn by synth's renderer and read by vision (:mod:`bench.e2e_render`)."""
 
 
 def measure_game(
-    game: PlayedGame, condition: Condition, seed: int, injection: Injection | None = None
+    game: PlayedGame,
+    condition: Condition,
+    seed: int,
+    injection: Injection | None = None,
+    *,
+    chain: str = CHAIN_TRUTH,
 ) -> dict[str, Any]:
     """Play ``game`` through the chain; one JSON-able line of what came out."""
     variant = find_variant(game.variant)
     script = play_script(game.start, game.moves, condition, seed=seed, injection=injection)
-    observations = [truth_observation(f, variant) for f in script.frames]
+    camera: dict[str, Any] = {}
+    if chain == CHAIN_TRUTH:
+        observations = [truth_observation(f, variant) for f in script.frames]
+    else:
+        from bench.e2e_render import read_rendered  # needs OpenGL (EGL)
+
+        rendered = read_rendered(script.frames, variant, condition, seed)
+        observations = rendered.observations
+        n = len(observations)
+        camera = {
+            "render_fps": round(n / rendered.render_seconds, 1),
+            "vision_fps": round(n / rendered.vision_seconds, 1),
+        }
     run = record_observations(game.variant, observations)
     played = official_moves(game)
     recorded = scoresheet_moves(run.pdn, variant)
@@ -45,7 +64,7 @@ def measure_game(
         "game": game.source,
         "variant": game.variant,
         "condition": condition.name,
-        "chain": CHAIN_TRUTH,
+        "chain": chain,
         "plies": len(played),
         "exact": wrong is None,
         "moves_right": right,
@@ -56,6 +75,7 @@ def measure_game(
         "frames": run.frames,
         "fps": round(run.frames / run.wall_seconds, 1) if run.wall_seconds else None,
         "errors": run.errors,
+        **camera,
     }
     if injection is not None:
         line["injected"] = {"kind": injection.kind, "ply": injection.ply}
