@@ -23,26 +23,26 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.e2e_games import select_games
-from bench.e2e_measure import Summary, injection_points, measure_game, summarise
-from bench.e2e_script import CONDITIONS
+from bench.e2e_games import PlayedGame, select_games
+from bench.e2e_measure import (
+    CHAIN_RENDERED,
+    CHAIN_TRUTH,
+    Summary,
+    injection_points,
+    measure_game,
+    summarise,
+)
+from bench.e2e_script import CONDITIONS, Injection
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 
 
 def vision_status() -> str:
-    """Why the rendered chain is not run (empty when it could be)."""
-    from pi.config import load_settings
-    from pi.wiring import VisionUnavailableError, vision_recognizer
-
+    """Why the rendered chain cannot run here (empty when it can)."""
     try:
-        vision_recognizer(load_settings(None))
-    except VisionUnavailableError as exc:
-        return f"vision stage unavailable: {exc}"
-    try:
-        import synth.game  # noqa: F401
-    except ImportError:
-        return "no game renderer (synth.game)"
+        import bench.e2e_render  # noqa: F401  (synth's renderer and vision's Observer)
+    except ImportError as exc:
+        return f"no renderer or vision stage: {exc}"
     return ""
 
 
@@ -54,20 +54,24 @@ def run(
     conditions: Sequence[str],
     injections: bool,
     seed: int = 0,
+    chain: str = CHAIN_TRUTH,
 ) -> tuple[list[dict[str, Any]], Summary]:
     """Every game under every condition (and the injected set under the first)."""
     games = select_games(data, per_variant=per_variant, plies=10_000, seed=seed)
     lines: list[dict[str, Any]] = []
+
+    def measure(game: PlayedGame, condition: str, number: int, inj: Injection | None) -> None:
+        line = measure_game(game, CONDITIONS[condition], seed + number, inj, chain=chain)
+        lines.append(line)
+        print(json.dumps(line), flush=True)
+
     for number, game in enumerate(games):
         for name in conditions:
-            line = measure_game(game.truncated(plies), CONDITIONS[name], seed + number)
-            lines.append(line)
-            print(json.dumps(line), flush=True)
+            measure(game.truncated(plies), name, number, None)
         if injections:
             for cut, injection in injection_points(game):
-                line = measure_game(cut, CONDITIONS[conditions[0]], seed + number, injection)
-                lines.append(line)
-                print(json.dumps(line), flush=True)
+                if len(cut.moves) <= 2 * plies:
+                    measure(cut, conditions[0], number, injection)
     return lines, summarise(lines)
 
 
@@ -84,16 +88,17 @@ def markdown(summary: Summary, note: str) -> str:
         "",
         f"**Chain measured:** {note}",
         "",
-        "| variant | condition | games | exact | move accuracy | flags on clean games "
-        "| latency median / p95 (ms) | frames/s | lost at |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| chain | variant | condition | games | exact | move accuracy | flags on clean games "
+        "| latency median / p95 (ms) | frames/s (recording / vision) | lost at |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for g in summary.games:
         lost = ", ".join(f"{k} {v}" for k, v in g["lost_stages"].items()) or "-"
         out.append(
-            f"| {g['variant']} | {g['condition']} | {g['games']} | {g['exact']} "
+            f"| {g['chain']} | {g['variant']} | {g['condition']} | {g['games']} | {g['exact']} "
             f"| {g['move_accuracy']} | {g['clean_flags']} "
-            f"| {g['latency_ms_median']} / {g['latency_ms_p95']} | {g['fps']} | {lost} |"
+            f"| {g['latency_ms_median']} / {g['latency_ms_p95']} "
+            f"| {g['fps']} / {g['vision_fps'] or '-'} | {lost} |"
         )
     out += [
         "",
@@ -115,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared data folder")
     parser.add_argument("--games-per-variant", type=int, default=10)
     parser.add_argument("--plies", type=int, default=40, help="cut longer games to this")
+    parser.add_argument("--rendered-games-per-variant", type=int, default=1)
+    parser.add_argument("--rendered-plies", type=int, default=10)
     parser.add_argument("--conditions", default="default,hard")
     parser.add_argument("--no-injections", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
@@ -126,16 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown condition(s) {unknown}; known: {sorted(CONDITIONS)}")
     data = args.data if args.data.is_dir() else None
     why = vision_status()
-    note = (
-        "rendered frames read by vision"
-        if not why
-        else f"frames read from the render truth (`truth-readings`), because {why}. "
-        "Settling, inference, the journal and the scoresheet are real; "
-        "localisation and classification are not measured, and the camera conditions "
-        "(tilt, light, glare) do not apply; the hard condition adds hands only."
-    )
-    print(json.dumps({"chain": "rendered" if not why else "truth-readings", "why": why}))
-    _, summary = run(
+    print(json.dumps({"rendered_chain": not why, "why_not": why}))
+    lines, _ = run(
         data,
         per_variant=args.games_per_variant,
         plies=args.plies,
@@ -143,11 +142,38 @@ def main(argv: list[str] | None = None) -> int:
         injections=not args.no_injections,
         seed=args.seed,
     )
+    if not why and args.rendered_games_per_variant > 0:
+        rendered, _ = run(
+            data,
+            per_variant=args.rendered_games_per_variant,
+            plies=args.rendered_plies,
+            conditions=conditions,
+            injections=False,
+            seed=args.seed,
+            chain=CHAIN_RENDERED,
+        )
+        lines += rendered
+    summary = summarise(lines)
     for line in summary.games + summary.injections:
         print(json.dumps(line))
     if args.doc:
-        args.doc.write_text(markdown(summary, note), encoding="utf-8")
+        args.doc.write_text(markdown(summary, chain_note(why)), encoding="utf-8")
     return 0
+
+
+def chain_note(why: str) -> str:
+    truth = (
+        "`truth-readings`: frames read from the render truth (settling, inference, the "
+        "journal and the scoresheet are real; localisation and classification are not "
+        "measured and the camera conditions do not apply: the hard condition adds hands)."
+    )
+    if why:
+        return f"{truth} The rendered chain did not run: {why}."
+    return (
+        f"{truth} `rendered`: every frame drawn by synth's OpenGL renderer and read by "
+        "vision's Observer (ArUco markers, colour-prototype classifier learned from the "
+        "start position), on a smaller set because rendering is slow on CPU."
+    )
 
 
 if __name__ == "__main__":

@@ -137,15 +137,17 @@ class Summary:
 
 
 def summarise(lines: Sequence[dict[str, Any]]) -> Summary:
-    clean: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    injected: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    clean: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    injected: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for line in lines:
         if "injected" in line:
-            injected[(line["injected"]["kind"], line["condition"])].append(line)
+            injected[(line["chain"], line["injected"]["kind"], line["condition"])].append(line)
         else:
-            clean[(line["variant"], line["condition"])].append(line)
+            clean[(line["chain"], line["variant"], line["condition"])].append(line)
     games = []
-    for (variant, condition), group in sorted(clean.items()):
+    for (_, variant, condition), group in sorted(
+        clean.items(), key=lambda kv: (kv[0][0] != CHAIN_TRUTH, kv[0])
+    ):
         latencies = [x for g in group for x in g["latencies_ms"]]
         plies = sum(g["plies"] for g in group)
         stages: dict[str, int] = defaultdict(int)
@@ -172,10 +174,11 @@ def summarise(lines: Sequence[dict[str, Any]]) -> Summary:
                     1,
                 ),
                 "lost_stages": dict(stages),
+                "vision_fps": _median([g["vision_fps"] for g in group if "vision_fps" in g]),
             }
         )
     injections = []
-    for (kind, condition), group in sorted(injected.items()):
+    for (_, kind, condition), group in sorted(injected.items()):
         injections.append(
             {
                 "summary": "irregularities",
