@@ -76,7 +76,10 @@ def _model(
 class Renderer:
     """A headless OpenGL context with the table's meshes, rendering ``size`` images."""
 
-    def __init__(self, size: tuple[int, int] = (640, 480), samples: int = 0) -> None:
+    def __init__(
+        self,
+        size: tuple[int, int] = (640, 480),
+    ) -> None:
         self.size = size
         self.ctx = moderngl.create_standalone_context(backend="egl")  # type: ignore[arg-type]
         self.program = self.ctx.program(
@@ -94,14 +97,13 @@ class Renderer:
             )
         }
         w, h = size
-        self.msaa = self.ctx.framebuffer(
-            color_attachments=[self.ctx.renderbuffer(size, samples=samples)],
-            depth_attachment=self.ctx.depth_renderbuffer(size, samples=samples),
+        # Colour, and the hand's occlusion mask as a second target (one pass for both).
+        colour, mask = self.ctx.renderbuffer(size), self.ctx.renderbuffer(size)
+        self.frame = self.ctx.framebuffer(
+            color_attachments=[colour, mask], depth_attachment=self.ctx.depth_renderbuffer(size)
         )
-        self.resolved = self.ctx.framebuffer(
-            color_attachments=[self.ctx.renderbuffer(size)],
-            depth_attachment=self.ctx.depth_renderbuffer(size),
-        )
+        # The mask target alone, to clear it to black after the frame's table colour.
+        self._mask_only = self.ctx.framebuffer(color_attachments=[mask])
         self._textures: dict[tuple[object, ...], moderngl.Texture] = {}
         self._shape = (h, w)
 
@@ -143,13 +145,9 @@ class Renderer:
         layout = layout_for(style, variant.geometry)
         camera = place_camera(style, layout.width_mm, self.size, jitter=camera_jitter)
         parts = hand_parts(style, layout, hand_target)
-        self._draw(camera, style, layout, placed, variant.towers, parts, mask=False)
-        linear = self._read()
-        occlusion_mask = None
-        if parts:
-            self._draw(camera, style, layout, placed, variant.towers, parts, mask=True)
-            occlusion_mask = self._read()[..., 0] > 127
-        image = post.finish(linear, style, frame_seed)
+        self._draw(camera, style, layout, placed, variant.towers, parts)
+        image = post.finish(self._read(0), style, frame_seed)
+        occlusion_mask = self._read(1)[..., 0] > 127 if parts else None
         truth = build_truth(position, placed, style, layout, camera, variant.towers, occlusion_mask)
         return Rendered(image, truth)
 
@@ -201,10 +199,8 @@ class Renderer:
         placed: list[Placement],
         towers: bool,
         parts: list[Part],
-        *,
-        mask: bool,
     ) -> None:
-        """Draw the table into the multisampled frame and resolve it.
+        """Draw the table into the frame.
 
         Nearest first (hand, pieces, board) so that llvmpipe's early depth test skips
         hidden fragments. The table is the clear colour: a flat surface under a
@@ -214,11 +210,10 @@ class Renderer:
         az, el = math.radians(style.light_azimuth_deg), math.radians(style.light_elevation_deg)
         table_light = (AMBIENT + (1 - AMBIENT) * math.sin(el)) * style.exposure
         r, g, b = np.clip(np.array(style.table) * light * table_light, 0, 1).tolist()
-        if mask:
-            r = g = b = 0.0
-        self.msaa.use()
+        self.frame.clear(r, g, b, 1.0)
+        self._mask_only.clear(0.0, 0.0, 0.0, 1.0)
+        self.frame.use()
         self.ctx.enable(moderngl.DEPTH_TEST)
-        self.ctx.clear(r, g, b, 1.0)
         view_proj = self.program["view_proj"]
         assert isinstance(view_proj, moderngl.Uniform)
         view_proj.write(_gl_matrix(camera.gl_projection() @ camera.gl_view()))
@@ -229,7 +224,6 @@ class Renderer:
         self._set("ambient", AMBIENT)
         self._set("eye", tuple(camera.centre.tolist()))
         self._set("exposure", style.exposure)
-        self._set("mask_pass", int(mask))
         self._set("stripe_colour", STRIPE_NEUTRAL)
         for part in parts:
             self._shape_draw("sphere", part.model, Surface(part.colour, MODE_HAND, 0.15, 12.0))
@@ -245,11 +239,10 @@ class Renderer:
         edge = tuple(0.8 * c for c in BOARD_SCHEMES[style.board][2])
         slab = _model((0.0, 0.0, -BOARD_THICKNESS_MM / 2), (w, w, BOARD_THICKNESS_MM))
         self._shape_draw("box", slab, Surface(edge, MODE_FLAT))  # type: ignore[arg-type]
-        self.ctx.copy_framebuffer(self.resolved, self.msaa)
 
-    def _read(self) -> NDArray[np.uint8]:
-        """The resolved frame, RGB, top row first (OpenGL reads bottom row first)."""
-        data = self.resolved.read(components=3, dtype="f1")
+    def _read(self, attachment: int) -> NDArray[np.uint8]:
+        """A target of the frame, RGB, top row first (OpenGL reads bottom row first)."""
+        data = self.frame.read(components=3, attachment=attachment)
         return np.frombuffer(data, dtype=np.uint8).reshape(*self._shape, 3)[::-1]
 
 

@@ -23,11 +23,11 @@ void main() {
 """
 
 # mode 0: flat colour; 1: the board's texture; 2: a piece (rim grooves, top ring, optional
-# king stripe); 3: the occlusion mask (white), any other mode drawn black in that pass.
+# king stripe); 3: the hand, which also writes white into the second target (the
+# occlusion mask) where it is the nearest surface.
 FRAGMENT = """
 #version 330
 uniform int mode;
-uniform int mask_pass;
 uniform vec3 colour;
 uniform sampler2D board_tex;
 uniform vec3 light_dir;
@@ -43,12 +43,10 @@ in vec3 v_world;
 in vec3 v_normal;
 in vec3 v_local;
 in vec3 v_local_normal;
-out vec4 f_colour;
+layout(location = 0) out vec4 f_colour;
+layout(location = 1) out vec4 f_mask;
 void main() {
-    if (mask_pass == 1) {
-        f_colour = vec4(vec3(mode == 3 ? 1.0 : 0.0), 1.0);
-        return;
-    }
+    f_mask = vec4(vec3(mode == 3 ? 1.0 : 0.0), 1.0);
     vec3 base = colour;
     if (mode == 1) {
         base = texture(board_tex, vec2(v_local.x + 0.5, 0.5 - v_local.y)).rgb;

@@ -1,0 +1,221 @@
+"""The renderer's images agree with the truth it writes beside them."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import cv2
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from rules import Position, find_variant
+from rules.pieces import parse_stack
+from rules.variants import Color
+from synth.game import Timing, game_frames
+from synth.render import Renderer
+from synth.scene import HandStyle, Style
+from vision import board_spec
+
+INTERNATIONAL = find_variant("international")
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Iterator[Renderer]:
+    with Renderer((640, 480)) as r:
+        yield r
+
+
+def tilted(**changes: object) -> Style:
+    """A clean (noise-free) style seen at an angle, so projection errors would show."""
+    base = Style(
+        seed=1,
+        variant="international",
+        tilt_deg=25.0,
+        azimuth_deg=4.0,
+        roll_deg=6.0,
+        light_elevation_deg=70.0,
+        colour_temp_k=5500.0,
+    )
+    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+
+
+def grey(image: NDArray[np.uint8], uv: list[float]) -> float:
+    u, v = round(uv[0]), round(uv[1])
+    return float(cv2.cvtColor(image[v - 1 : v + 2, u - 1 : u + 2], cv2.COLOR_BGR2GRAY).mean())
+
+
+def test_projected_corners_land_on_the_edge_of_the_grid(renderer: Renderer) -> None:
+    # wood-dark: light squares are much brighter than the border; the 10x10 grid's
+    # top-left and bottom-right squares are light (dark squares have odd row + col).
+    empty = Position.from_stacks(INTERNATIONAL, {}, Color.WHITE)
+    out = renderer.render(empty, tilted(board="wood-dark", border_mm=30.0))
+    corners = np.array(out.truth["corners"])
+    centre = corners.mean(axis=0)
+    for index in (0, 2):
+        corner = corners[index]
+        towards = (centre - corner) / np.linalg.norm(centre - corner)
+        inside, outside = (
+            grey(out.image, corner + 4 * towards),
+            grey(out.image, corner - 4 * towards),
+        )
+        assert inside > outside + 50, (index, inside, outside)
+    # Clockwise from top-left in the image.
+    assert corners[0][0] < corners[1][0] and corners[0][1] < corners[3][1]
+    assert corners[2][0] > corners[3][0] and corners[2][1] > corners[1][1]
+
+
+@pytest.mark.parametrize("roll", [-100.0, 60.0, 170.0])
+def test_corners_run_clockwise_from_the_top_left_of_the_image_at_any_roll(
+    renderer: Renderer, roll: float
+) -> None:
+    out = renderer.render(Position.initial(INTERNATIONAL), tilted(roll_deg=roll, fill=0.6))
+    corners = np.array(out.truth["corners"])
+    assert int(np.argmin(corners.sum(axis=1))) == 0
+    edges = np.roll(corners, -1, axis=0) - corners
+    turns = (
+        edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1]
+        - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    )
+    assert (turns > 0).all()  # image y points down: positive turns run clockwise on screen
+
+
+def test_square_centres_show_the_board_or_the_piece_the_truth_says(renderer: Renderer) -> None:
+    out = renderer.render(Position.initial(INTERNATIONAL), tilted(board="green-buff"))
+    image, truth = out.image.astype(int), out.truth
+    assert len(truth["squares"]) == 50
+    for name, stack in truth["squares"].items():
+        u, v = (round(c) for c in truth["centres"][name])
+        b, g, r = image[v, u]
+        green_square = g > r + 30 and g > b + 30
+        assert green_square == (stack == ""), (name, stack, (b, g, r))
+
+
+def test_a_white_man_is_lighter_than_a_black_man(renderer: Renderer) -> None:
+    out = renderer.render(Position.initial(INTERNATIONAL), tilted(pieces="white-black"))
+    tops = out.truth["tops"]
+    white = [grey(out.image, tops[n]) for n, s in out.truth["squares"].items() if s == "w"]
+    black = [grey(out.image, tops[n]) for n, s in out.truth["squares"].items() if s == "b"]
+    assert len(white) == len(black) == 20
+    assert min(white) > max(black) + 60
+
+
+def test_the_same_seed_gives_the_same_image(renderer: Renderer) -> None:
+    position = Position.initial(find_variant("russian"))
+    first = renderer.render(position, Style.random(11, "russian", hand=True))
+    again = renderer.render(position, Style.random(11, "russian", hand=True))
+    other = renderer.render(position, Style.random(12, "russian", hand=True))
+    assert np.array_equal(first.image, again.image)
+    assert first.truth == again.truth
+    assert not np.array_equal(first.image, other.image)
+
+
+def test_the_hand_hides_the_squares_the_truth_says(renderer: Renderer) -> None:
+    hand = HandStyle(
+        side="near", target=(0.3, 0.3), height_mm=50.0, skin=(0.8, 0.6, 0.5), sleeve=(0.1, 0.1, 0.5)
+    )
+    position = Position.initial(INTERNATIONAL)
+    with_hand = renderer.render(position, tilted(hand=hand))
+    without = renderer.render(position, tilted())
+    occlusion = with_hand.truth["occlusion"]
+    hidden = [n for n, f in occlusion.items() if f >= 0.95]
+    clear = [n for n, f in occlusion.items() if f == 0.0]
+    assert hidden and clear and with_hand.truth["hand"]
+    assert not any(without.truth["occlusion"].values())
+    for name in hidden:
+        uv = with_hand.truth["centres"][name]
+        assert abs(grey(with_hand.image, uv) - grey(without.image, uv)) > 3 or _skin_like(
+            with_hand.image, uv
+        )
+    for name in clear:
+        uv = with_hand.truth["centres"][name]
+        assert grey(with_hand.image, uv) == pytest.approx(grey(without.image, uv), abs=1.0)
+
+
+def _skin_like(image: NDArray[np.uint8], uv: list[float]) -> bool:
+    b, g, r = image[round(uv[1]), round(uv[0])].astype(int)
+    return bool(r > g > b)
+
+
+def test_towers_and_kings_are_as_tall_as_their_discs(renderer: Renderer) -> None:
+    bashni = find_variant("bashni")
+    g = bashni.geometry
+    tower, king = g.parse_square("c3"), g.parse_square("e3")
+    position = Position.from_stacks(
+        bashni, {tower: parse_stack("wbbw"), king: parse_stack("W")}, Color.WHITE
+    )
+    out = renderer.render(position, Style(seed=2, variant="bashni", tilt_deg=30.0))
+    assert out.truth["squares"]["c3"] == "wbbw" and out.truth["squares"]["e3"] == "W"
+    centre_c3, top_c3 = np.array(out.truth["centres"]["c3"]), np.array(out.truth["tops"]["c3"])
+    centre_e3, top_e3 = np.array(out.truth["centres"]["e3"]), np.array(out.truth["tops"]["e3"])
+    # Four discs stand four times as tall as one (a column-game king is one striped disc).
+    ratio = np.linalg.norm(top_c3 - centre_c3) / np.linalg.norm(top_e3 - centre_e3)
+    assert ratio == pytest.approx(4.0, rel=0.1)
+
+
+def test_aruco_markers_are_found_beyond_the_grid_corners(renderer: Renderer) -> None:
+    style = tilted(markers=True, border_mm=board_spec.MIN_BORDER_MM + 4, board="wood-light")
+    out = renderer.render(Position.initial(INTERNATIONAL), style)
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, board_spec.ARUCO_DICTIONARY))
+    found_corners, ids, _ = cv2.aruco.ArucoDetector(dictionary).detectMarkers(out.image)
+    assert ids is not None and sorted(ids.ravel().tolist()) == list(board_spec.MARKER_IDS)
+    grid = np.array(out.truth["corners"])
+    for quad, marker_id in zip(found_corners, ids.ravel(), strict=True):
+        nearest = int(np.argmin(np.linalg.norm(grid - quad[0].mean(axis=0), axis=1)))
+        assert nearest == marker_id
+
+
+def test_bad_styles_and_positions_are_refused_by_name(renderer: Renderer) -> None:
+    with pytest.raises(ValueError, match="board style 'velvet'"):
+        Style(seed=0, variant="russian", board="velvet")
+    with pytest.raises(ValueError, match="piece style"):
+        Style(seed=0, variant="russian", pieces="gold-silver")
+    with pytest.raises(ValueError, match="unknown variant 'hexdame'"):
+        Style.random(0, "hexdame")
+    with pytest.raises(ValueError, match="too narrow for the ArUco markers"):
+        Style(seed=0, variant="russian", markers=True, border_mm=5.0)
+    with pytest.raises(
+        ValueError, match="russian position cannot stand on the international board"
+    ):
+        renderer.render(Position.initial(find_variant("russian")), Style.random(0, INTERNATIONAL))
+
+
+def test_a_game_shows_the_move_the_captures_and_the_crowning() -> None:
+    russian = find_variant("russian")
+    g = russian.geometry
+    start = Position.from_stacks(
+        russian,
+        {
+            g.parse_square("d6"): parse_stack("w"),
+            g.parse_square("e7"): parse_stack("b"),
+            g.parse_square("a7"): parse_stack("b"),
+        },
+        Color.WHITE,
+    )
+    move = start.parse_move("d6xf8")
+    after = start.play(move)
+    timing = Timing(enter=2, carry=2, per_capture=1, crown=2, leave=2, still=1)
+    with Renderer((160, 120)) as renderer:
+        frames = [
+            truth
+            for _, truth in game_frames(renderer, start, [move], Style.random(3, russian), timing)
+        ]
+    phases = [t["phase"] for t in frames]
+    assert phases[0] == "still" and phases[-1] == "still" and "capture" in phases
+    assert [t["frame"] for t in frames] == list(range(len(frames)))
+    carrying = [t for t in frames if t["carrying"]]
+    assert carrying and all(t["squares"]["d6"] == "" and t["squares"]["f8"] == "" for t in carrying)
+    assert all(t["squares"]["e7"] == "b" for t in carrying)
+    assert all(t["hand_present"] for t in carrying)
+    # The man lands, the captured man goes, and only then is the man crowned.
+    captured = [t for t in frames if t["phase"] == "capture"]
+    assert captured[0]["squares"]["e7"] == "" and captured[0]["squares"]["f8"] == "w"
+    crowning = [t["squares"]["f8"] for t in frames if t["phase"] == "crown"]
+    assert crowning[0] == "w" and crowning[-1] == "W"
+    assert frames[-1]["squares"] == {g.name(sq): _s(after, sq) for sq in g.squares}
+    assert not frames[-1]["hand_present"]
+
+
+def _s(position: Position, square: int) -> str:
+    return "".join(p.symbol for p in position.stack(square))
