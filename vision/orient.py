@@ -52,3 +52,19 @@ def bottom_facing_turn(location: BoardLocation, turns: list[int]) -> int:
     return max(
         turns, key=lambda t: float(white_view_to_image(location, bottom_middle, turns=t)[0, 1])
     )
+
+
+def checker_contrast(image: Image, location: BoardLocation) -> float:
+    """How well the located N x N cells alternate light and dark, in [0, 1].
+
+    Markers alone do not tell an 8x8 from a 10x10 grid; the right size alternates.
+    """
+    top_down = warp_board(image, location, px_per_square=CELL_PX)
+    gray = top_down.mean(axis=2) if top_down.ndim == 3 else top_down.astype(np.float64)
+    n = location.size
+    margin = CELL_PX // 4
+    cells = gray.reshape(n, CELL_PX, n, CELL_PX)[:, margin:-margin, :, margin:-margin]
+    means = cells.mean(axis=(1, 3))
+    sign = np.where(np.add.outer(np.arange(n), np.arange(n)) % 2 == 0, 1.0, -1.0)
+    spread = float(np.abs(means - means.mean()).mean())
+    return abs(float((sign * (means - means.mean())).mean())) / spread if spread > 0 else 0.0

@@ -1,0 +1,137 @@
+"""One table's calibration, saved as JSON: where the board is, which way White faces, and
+the colours of its squares and pieces, all learned from one image of the start position.
+
+In the start position every square's content is known (rules: ``Position.initial``), so
+the empty playable squares and both sides' men are measured directly; that is what lets
+green/red or purple/teal sets work as well as black/white ones.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rules.observation import Top
+from rules.position import Position
+from rules.variants import Variant
+from vision.locate import BoardLocation, BoardNotFound, Image
+from vision.observe import ObserverConfig, Registration, locate
+from vision.orient import parity_turns
+from vision.prototype import ColourPrototypes, centre_colours
+from vision.rectify import square_crops
+
+log = logging.getLogger(__name__)
+
+Lab = tuple[float, float, float]
+
+
+class CalibrationError(ValueError):
+    """A calibration could not be made or read; the message names the file or image."""
+
+
+class TableCalibration(BaseModel):
+    """Everything vision needs to know about one table, as saved in its JSON file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    variant: str
+    size: int
+    image_size: tuple[int, int] = Field(description="width, height of the calibration image")
+    method: str = Field(description="how the board was located: aruco, aruco-quad or grid")
+    corners_px: list[tuple[float, float]] = Field(description="grid corners, board-plane order")
+    turns: int = Field(ge=0, le=3, description="quarter turns from the board plane to White's view")
+    empty_lab: Lab
+    light_lab: Lab
+    dark_lab: Lab
+    spread: float = Field(gt=0)
+    light_is_white: bool = True
+
+    def registration(self) -> Registration:
+        return Registration(turns=self.turns)
+
+    def prototypes(self) -> ColourPrototypes:
+        return ColourPrototypes(
+            self.empty_lab, self.light_lab, self.dark_lab, self.spread, self.light_is_white
+        )
+
+    def save(self, path: Path) -> None:
+        path.write_text(self.model_dump_json(indent=2) + "\n")
+
+    @classmethod
+    def load(cls, path: Path) -> TableCalibration:
+        try:
+            return cls.model_validate_json(path.read_text())
+        except OSError as error:
+            raise CalibrationError(f"cannot read calibration {path}: {error.strerror}") from error
+        except ValidationError as error:
+            raise CalibrationError(f"bad calibration file {path}: {error}") from error
+
+
+def start_tops(variant: Variant) -> list[Top]:
+    """What the top of each square shows in the start position, in Square order."""
+    start = Position.initial(variant)
+    return [Top.of(start.piece_at(sq)) for sq in variant.geometry.squares]
+
+
+def calibrate_start_position(
+    image: Image,
+    variant: Variant,
+    *,
+    config: ObserverConfig | None = None,
+    light_is_white: bool = True,
+    source: str = "image",
+) -> TableCalibration:
+    """Calibrate from one image of the start position.
+
+    Of the turns that put the pieces on the playable squares, the one whose bottom side's
+    men are the lighter (or, with ``light_is_white`` False, the darker) is White's view.
+
+    :raises CalibrationError: no board, or the image does not look like a start position.
+    """
+    config = config or ObserverConfig()
+    geometry = variant.geometry
+    found = locate(image, geometry.size, config.markers)
+    if isinstance(found, BoardNotFound):
+        raise CalibrationError(f"{source}: {found.reason}")
+    tops = start_tops(variant)
+    white = np.array([t == Top.WHITE_MAN for t in tops])
+    black = np.array([t == Top.BLACK_MAN for t in tops])
+    best: tuple[float, int] | None = None
+    for turns in parity_turns(image, found, geometry):
+        colours = centre_colours(square_crops(image, found, geometry, turns=turns))
+        lighter = colours[white, 0].mean() - colours[black, 0].mean()
+        score = lighter if light_is_white else -lighter
+        if best is None or score > best[0]:
+            best = (score, turns)
+    if best is None or best[0] <= 0:
+        raise CalibrationError(f"{source}: no turn of the board shows the start position")
+    turns = best[1]
+    crops = square_crops(image, found, geometry, turns=turns)
+    prototypes = ColourPrototypes.learn(crops, tops, light_is_white=light_is_white)
+    return _calibration(variant, image, found, turns, prototypes)
+
+
+def _calibration(
+    variant: Variant,
+    image: Image,
+    found: BoardLocation,
+    turns: int,
+    prototypes: ColourPrototypes,
+) -> TableCalibration:
+    height, width = image.shape[:2]
+    return TableCalibration(
+        variant=variant.name,
+        size=found.size,
+        image_size=(width, height),
+        method=found.method,
+        corners_px=[(float(x), float(y)) for x, y in found.corners_px],
+        turns=turns,
+        empty_lab=prototypes.empty,
+        light_lab=prototypes.light,
+        dark_lab=prototypes.dark,
+        spread=prototypes.spread,
+        light_is_white=prototypes.light_is_white,
+    )
