@@ -1,9 +1,10 @@
 """The rendered chain: each frame of a script drawn by synth's OpenGL renderer and read
 by vision's :class:`~vision.observe.Observer`.
 
-The square classifier is vision's colour-prototype classifier, learned from the first
-frame (the start position, whose content is known): the calibration a table gets when
-the pieces are set up. Boards carry ArUco markers (the border widened to fit them).
+The square classifier is vision's colour-prototype classifier, set up by the table
+calibration (:func:`calibration.table.calibrate_start_position`) of the first frame:
+the start position, as a table is calibrated when the pieces are set up. Boards carry
+ArUco markers (the border widened to fit them).
 The frames are rendered and read here, before the recording pipeline runs, so that the
 frames-per-second figure of the recording counts vision (``vision_fps``) apart from
 rendering (``render_fps``).
@@ -17,21 +18,20 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from bench.e2e_script import Condition, FrameTruth
+from calibration.table import calibrate_start_position
 from rules import Color, Position, Variant
-from rules.observation import Observation, Top
+from rules.observation import Observation
 from synth.board_texture import layout_for
 from synth.pieces import placements
 from synth.render import Renderer
 from synth.scene import Style
 from vision.board_spec import MIN_BORDER_MM
-from vision.observe import Observer, ObserverConfig, Registration
-from vision.prototype import ColourPrototypes, PrototypeClassifier
-from vision.rectify import square_crops
+from vision.observe import Observer, ObserverConfig
+from vision.prototype import PrototypeClassifier
 
 HAND_HEIGHT_MM = 60.0
 
@@ -85,29 +85,22 @@ def read_rendered(
                 hand_target=target,
                 frame_seed=truth.index,
             )
-            frame = np.asarray(cv2.cvtColor(rendered.image, cv2.COLOR_RGB2BGR), np.uint8)
+            frame = rendered.image  # BGR, as a camera gives it
             middle = time.perf_counter()
             if observer is None:
-                observer = _calibrated_observer(frame, variant, position)
+                observer = _calibrated_observer(frame, variant)
             observations.append(observer.observe(frame, truth.time))
             render_s += middle - began
             vision_s += time.perf_counter() - middle
     return RenderedFrames(observations, render_s, vision_s)
 
 
-def _calibrated_observer(frame: NDArray[np.uint8], variant: Variant, start: Position) -> Observer:
-    """An observer whose colour prototypes are learned from the start position."""
-    config = ObserverConfig()
-    probe = Observer(config, variant, Registration(), _Uniform())
-    location = probe.tracker.update(frame)
-    crops = square_crops(frame, location, variant.geometry)  # type: ignore[arg-type]
-    tops = [Top.of(start.piece_at(sq)) for sq in variant.geometry.squares]
-    classifier = PrototypeClassifier(ColourPrototypes.learn(crops, tops))
-    return Observer(config, variant, Registration(), classifier)
+def _calibrated_observer(frame: NDArray[np.uint8], variant: Variant) -> Observer:
+    """An observer set up by the table calibration of the first frame (the start
+    position): the board's turn and the colours of empty squares and both sides' pieces.
 
-
-class _Uniform:
-    """A classifier with no opinion, for the probe that only finds the board."""
-
-    def predict(self, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
-        return np.full((len(crops), len(Top)), 1.0 / len(Top))
+    :raises calibration.table.CalibrationError: the first frame shows no board.
+    """
+    table = calibrate_start_position(frame, variant, source="first rendered frame")
+    classifier = PrototypeClassifier(table.prototypes())
+    return Observer(ObserverConfig(), variant, table.registration(), classifier)

@@ -61,11 +61,6 @@ def test_rendered_chain_records_only_moves_played(rendered_line: dict[str, Any])
     assert line["vision_fps"] > 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="vision's colour-prototype classifier misreads squares of rendered boards "
-    "(bench.e2e: lost at classification); remove this mark when the game is recorded",
-)
 def test_rendered_game_recorded_exactly(rendered_line: dict[str, Any]) -> None:
     _exact(rendered_line)
 
