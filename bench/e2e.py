@@ -5,11 +5,11 @@ Plays real and generated games (:mod:`bench.e2e_games`) frame by frame
 clean and with injected irregularities, and prints one JSON line per game, then the
 summaries per variant and condition. ``--doc`` writes the markdown table.
 
-The chain each line went through is in its ``chain`` field. Until a renderer and a vision
-stage turn rendered frames into observations (``pi.wiring.vision_recognizer``), frames
-are read from the truth (``truth-readings``): the camera's part is then not measured, and
-the camera conditions (tilt, light, glare) do not apply; only the players' habits do
-(hands over the board, captures taken off one by one, late crowning).
+Two chains, named in each line's ``chain`` field. ``truth-readings``: frames read from
+the script's truth, on the full set (at least 100 games): settling, inference, journal
+and scoresheet, without the camera. ``rendered``: frames drawn by synth's renderer and
+read by vision (:mod:`bench.e2e_render`), on a small set, since rendering on a CPU runs
+at about ten frames a second.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -171,6 +171,3 @@ def _misread(board: Board, observation: Observation) -> bool:
         r.occluded < 0.5 and r.best != Top.of(stack[0] if stack else None)
         for stack, r in zip(board, observation.squares, strict=True)
     )
-
-
-Reader = Callable[[FrameTruth], Observation]
