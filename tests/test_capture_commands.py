@@ -35,13 +35,17 @@ def test_record_names_a_missing_source() -> None:
     assert "no capture source 'no/such/video.mp4'" in result.output
 
 
-def test_record_of_camera_frames_needs_a_vision_stage(tmp_path: Path) -> None:
+def test_record_without_a_board_says_why_and_still_writes_the_sheet(tmp_path: Path) -> None:
     frames = tmp_path / "frames"
     frames.mkdir()
     cv2.imwrite(str(frames / "0001.png"), np.zeros((48, 64, 3), np.uint8))
-    result = runner.invoke(app, ["record", str(frames), "--variant", "international"])
-    assert result.exit_code == 2
-    assert "no vision stage" in result.output
+    out = tmp_path / "game.pdn"
+    result = runner.invoke(
+        app, ["record", str(frames), "--variant", "international", "--out", str(out)]
+    )
+    assert result.exit_code == 1
+    assert "never calibrated" in result.output and "frame 0" in result.output
+    assert '[GameType "20"]' in out.read_text()
 
 
 def test_demo_without_a_video_says_what_it_plays(tmp_path: Path) -> None:
@@ -68,4 +72,3 @@ def test_demo_names_a_missing_source() -> None:
     result = runner.invoke(app, ["demo", "--source", "no/such/game.mp4"])
     assert result.exit_code == 2
     assert "demo source not found" in result.output
-

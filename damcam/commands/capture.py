@@ -104,7 +104,7 @@ def record_command(
     from pi.journal import Journal
     from pi.scoresheet import game_pdn
     from pi.tables import TableService
-    from pi.wiring import VisionUnavailableError, build_pipeline
+    from pi.wiring import CalibratingRecognizer, VisionUnavailableError, build_pipeline
 
     with tempfile.TemporaryDirectory(prefix="damcam-record-") as tmp:
         try:
@@ -128,6 +128,7 @@ def record_command(
                     pipeline.stop()
                     health = pipeline.health()
                 record = service.current(settings.table)
+                vision = pipeline.recognize
         except (
             ConfigError,
             CameraError,
@@ -147,6 +148,9 @@ def record_command(
         f"analysed at {health.fps} fps ({health.frames_corrupt} corrupt, {health.errors} errors)"
         + (f"; PDN in {out}" if out else "")
     )
+    if isinstance(vision, CalibratingRecognizer) and not vision.calibrated:
+        err.print(f"[red]error:[/red] the table was never calibrated: {vision.waiting_reason}")
+        raise typer.Exit(1)
 
 
 def demo_command(
