@@ -215,7 +215,7 @@ class Renderer:
             texture = self.ctx.texture(image.shape[1::-1], 4, pixels.tobytes())
             texture.build_mipmaps()
             # Plain mipmapping: llvmpipe's anisotropic filtering costs more than the rest.
-            texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
+            texture.filter = (moderngl.LINEAR_MIPMAP_NEAREST, moderngl.LINEAR)
             if len(self._textures) >= _TEXTURE_CACHE:
                 self._textures.pop(next(iter(self._textures))).release()
             self._textures[key] = texture
@@ -436,7 +436,7 @@ def build_truth(
         "variant": position.variant.name,
         "seed": style.seed,
         "style": style.as_dict(),
-        "size": list(camera_size(camera)),
+        "size": [camera.width, camera.height],
         "squares": squares,
         "corners": corners.round(2).tolist(),
         "camera_matrix": camera.K.round(4).tolist(),
@@ -447,10 +447,6 @@ def build_truth(
         "occlusion": occlusion,
         "hand": occlusion_mask is not None and bool(occlusion_mask.any()),
     }
-
-
-def camera_size(camera: Camera) -> tuple[int, int]:
-    return camera.width, camera.height
 
 
 def _covered(

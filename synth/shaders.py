@@ -7,7 +7,18 @@ disc), each instance carrying its place, turn, size, colour and stripe.
 
 from __future__ import annotations
 
-VERTEX = """
+# What both table vertex shaders hand the fragment shader.
+_VARYINGS = """
+out vec3 v_world;
+out vec3 v_normal;
+out vec3 v_local;
+out vec3 v_local_normal;
+out vec3 v_colour;
+flat out int v_stripe;
+"""
+
+VERTEX = (
+    """
 #version 330
 uniform mat4 view_proj;
 uniform mat4 model;
@@ -15,12 +26,9 @@ uniform mat3 normal_matrix;  // inverse transpose of the model's 3x3, from the C
 uniform vec3 colour;
 in vec3 in_pos;
 in vec3 in_normal;
-out vec3 v_world;
-out vec3 v_normal;
-out vec3 v_local;
-out vec3 v_local_normal;
-out vec3 v_colour;
-flat out int v_stripe;
+"""
+    + _VARYINGS
+    + """
 void main() {
     vec4 world = model * vec4(in_pos, 1.0);
     v_world = world.xyz;
@@ -32,6 +40,7 @@ void main() {
     gl_Position = view_proj * world;
 }
 """
+)
 
 # A unit disc scaled to (radius, radius, height), turned about z, set at its bottom centre.
 _PLACE_DISC = """
@@ -52,12 +61,9 @@ in vec4 i_place;
 in vec2 i_size;
 in vec3 i_colour;
 in float i_stripe;
-out vec3 v_world;
-out vec3 v_normal;
-out vec3 v_local;
-out vec3 v_local_normal;
-out vec3 v_colour;
-flat out int v_stripe;
+"""
+    + _VARYINGS
+    + """
 """
     + _PLACE_DISC
     + """
