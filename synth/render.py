@@ -215,7 +215,7 @@ class Renderer:
             texture = self.ctx.texture(image.shape[1::-1], 4, pixels.tobytes())
             texture.build_mipmaps()
             # Plain mipmapping: llvmpipe's anisotropic filtering costs more than the rest.
-            texture.filter = (moderngl.LINEAR_MIPMAP_NEAREST, moderngl.LINEAR)
+            texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
             if len(self._textures) >= _TEXTURE_CACHE:
                 self._textures.pop(next(iter(self._textures))).release()
             self._textures[key] = texture
