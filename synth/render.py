@@ -49,13 +49,12 @@ class Rendered:
 
 @dataclass(frozen=True)
 class Surface:
-    """How one mesh is shaded: base colour, shader mode, Blinn-Phong highlight, stripe."""
+    """How one mesh is shaded: base colour, shader mode, Blinn-Phong highlight."""
 
     colour: tuple[float, float, float]
     mode: int
     specular: float = 0.1
     shininess: float = 16.0
-    stripe: bool = False
 
 
 def _gl_matrix(m: NDArray[np.float64]) -> bytes:
@@ -68,6 +67,7 @@ def _model(
     scale: tuple[float, float, float],
     angle: float = 0.0,
 ) -> NDArray[np.float64]:
+    """Model matrix: scale, then turn ``angle`` about z, then move to ``translate``."""
     c, s = math.cos(angle), math.sin(angle)
     m = np.diag([scale[0], scale[1], scale[2], 1.0])
     rot = np.eye(4)
@@ -179,7 +179,7 @@ class Renderer:
         """Stacks at arbitrary places (a game in progress); the truth lists those on squares.
 
         ``hand_target`` (world mm) puts the style's hand there, or a default hand if the
-        style has none; ``camera_jitter`` shifts the camera by pixels-worth of aim.
+        style has none; ``camera_jitter`` moves the camera's aim point by that many mm.
         """
         variant = position.variant
         layout = layout_for(style, variant.geometry)
