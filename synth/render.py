@@ -34,6 +34,8 @@ WHITE = (1.0, 1.0, 1.0)
 # Surface looks, the fragment shader's ``mode``.
 MODE_FLAT, MODE_BOARD, MODE_PIECE, MODE_HAND = 0, 1, 2, 3
 MAX_STACK = 24
+MAX_DISCS = 512
+DISC_FLOATS = 10  # x, y, z, turn, radius, height, r, g, b, stripe
 _TEXTURE_CACHE = 8
 
 
@@ -47,13 +49,12 @@ class Rendered:
 
 @dataclass(frozen=True)
 class Surface:
-    """How one mesh is shaded: base colour, shader mode, Blinn-Phong highlight, stripe."""
+    """How one mesh is shaded: base colour, shader mode, Blinn-Phong highlight."""
 
     colour: tuple[float, float, float]
     mode: int
     specular: float = 0.1
     shininess: float = 16.0
-    stripe: bool = False
 
 
 def _gl_matrix(m: NDArray[np.float64]) -> bytes:
@@ -66,6 +67,7 @@ def _model(
     scale: tuple[float, float, float],
     angle: float = 0.0,
 ) -> NDArray[np.float64]:
+    """Model matrix: scale, then turn ``angle`` about z, then move to ``translate``."""
     c, s = math.cos(angle), math.sin(angle)
     m = np.diag([scale[0], scale[1], scale[2], 1.0])
     rot = np.eye(4)
@@ -105,6 +107,27 @@ class Renderer:
             self.shadow_vaos[name] = self.ctx.vertex_array(
                 self.shadow_program, [(vbo, "3f 12x", "in_pos")]
             )
+            if name == "disc":
+                disc_vbo = vbo
+        # Discs: one instanced draw, each instance (x, y, z, turn, radius, height, rgb, stripe).
+        self.disc_program = self.ctx.program(
+            vertex_shader=shaders.DISC_VERTEX, fragment_shader=shaders.FRAGMENT
+        )
+        self.disc_shadow_program = self.ctx.program(
+            vertex_shader=shaders.DISC_SHADOW_VERTEX, fragment_shader=shaders.SHADOW_FRAGMENT
+        )
+        self.instances = self.ctx.buffer(reserve=MAX_DISCS * DISC_FLOATS * 4, dynamic=True)
+        self.disc_vao = self.ctx.vertex_array(
+            self.disc_program,
+            [
+                (disc_vbo, "3f 3f", "in_pos", "in_normal"),
+                (self.instances, "4f 2f 3f 1f/i", "i_place", "i_size", "i_colour", "i_stripe"),
+            ],
+        )
+        self.disc_shadow_vao = self.ctx.vertex_array(
+            self.disc_shadow_program,
+            [(disc_vbo, "3f 12x", "in_pos"), (self.instances, "4f 2f 16x/i", "i_place", "i_size")],
+        )
         self.shadow_map = self.ctx.depth_texture((SHADOW_MAP_PX, SHADOW_MAP_PX))
         self.shadow_map.compare_func = "<="  # sampler2DShadow: 2x2 filtered comparisons
         self.shadow_map.filter = (moderngl.LINEAR, moderngl.LINEAR)
@@ -156,7 +179,7 @@ class Renderer:
         """Stacks at arbitrary places (a game in progress); the truth lists those on squares.
 
         ``hand_target`` (world mm) puts the style's hand there, or a default hand if the
-        style has none; ``camera_jitter`` shifts the camera by pixels-worth of aim.
+        style has none; ``camera_jitter`` moves the camera's aim point by that many mm.
         """
         variant = position.variant
         layout = layout_for(style, variant.geometry)
@@ -198,20 +221,30 @@ class Renderer:
             self._textures[key] = texture
         return texture
 
-    def _set(self, name: str, value: object) -> None:
-        uniform = self.program[name]
-        assert isinstance(uniform, moderngl.Uniform)
-        uniform.value = value
+    def _set(self, name: str, value: object, *, raw: bool = False) -> None:
+        """Set a uniform in both table programs (a program that lacks it is skipped)."""
+        for program in (self.program, self.disc_program):
+            if name in program:
+                uniform = program[name]
+                assert isinstance(uniform, moderngl.Uniform)
+                if raw:
+                    assert isinstance(value, bytes)
+                    uniform.write(value)
+                else:
+                    uniform.value = value
 
-    def _shape_draw(self, mesh: str, model: NDArray[np.float64], surface: Surface) -> None:
-        uniform = self.program["model"]
-        assert isinstance(uniform, moderngl.Uniform)
-        uniform.write(_gl_matrix(model))
-        self._set("colour", surface.colour)
+    def _set_surface(self, surface: Surface) -> None:
         self._set("mode", surface.mode)
         self._set("specular", surface.specular)
         self._set("shininess", surface.shininess)
-        self._set("stripe", int(surface.stripe))
+
+    def _shape_draw(self, mesh: str, model: NDArray[np.float64], surface: Surface) -> None:
+        self._set("model", _gl_matrix(model), raw=True)
+        self._set(
+            "normal_matrix", _gl_matrix(np.linalg.inv(model[:3, :3]).T.astype(np.float64)), raw=True
+        )
+        self._set("colour", surface.colour)
+        self._set_surface(surface)
         self.vaos[mesh].render()
 
     def _draw(
@@ -223,7 +256,7 @@ class Renderer:
         towers: bool,
         parts: list[Part],
     ) -> None:
-        """Draw the table into the frame.
+        """Shadows from the light, then the table into the frame.
 
         Nearest first (hand, pieces, board) so that llvmpipe's early depth test skips
         hidden fragments. The table is the clear colour: a flat surface under a
@@ -231,15 +264,18 @@ class Renderer:
         """
         light = kelvin_to_rgb(style.colour_temp_k)
         az, el = math.radians(style.light_azimuth_deg), math.radians(style.light_elevation_deg)
+        light_view_proj = _gl_matrix(_light_matrix(az, el, layout.width_mm))
+        count = self._load_discs(discs(placed, style, towers, layout))
+        self._cast_shadows(light_view_proj, count, parts)
+
         table_light = (AMBIENT + (1 - AMBIENT) * math.sin(el)) * style.exposure
         r, g, b = np.clip(np.array(style.table) * light * table_light, 0, 1).tolist()
         self.frame.clear(r, g, b, 1.0)
         self._mask_only.clear(0.0, 0.0, 0.0, 1.0)
         self.frame.use()
         self.ctx.enable(moderngl.DEPTH_TEST)
-        view_proj = self.program["view_proj"]
-        assert isinstance(view_proj, moderngl.Uniform)
-        view_proj.write(_gl_matrix(camera.gl_projection() @ camera.gl_view()))
+        self._set("view_proj", _gl_matrix(camera.gl_projection() @ camera.gl_view()), raw=True)
+        self._set("light_view_proj", light_view_proj, raw=True)
         self._set(
             "light_dir", (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el))
         )
@@ -248,45 +284,52 @@ class Renderer:
         self._set("eye", tuple(camera.centre.tolist()))
         self._set("exposure", style.exposure)
         self._set("stripe_colour", STRIPE_NEUTRAL)
-        board_discs = discs(placed, style, towers, layout)
-        light_view_proj = _gl_matrix(_light_matrix(az, el, layout.width_mm))
-        self._cast_shadows(light_view_proj, board_discs, parts)
-        self.frame.use()
-        uniform = self.program["light_view_proj"]
-        assert isinstance(uniform, moderngl.Uniform)
-        uniform.write(light_view_proj)
         self.shadow_map.use(1)
         self._set("shadow_map", 1)
-        for part in parts:
-            self._shape_draw("sphere", part.model, Surface(part.colour, MODE_HAND, 0.15, 12.0))
-        for d in board_discs:
-            model = _model((d.x, d.y, d.z), (d.radius, d.radius, d.height), d.angle)
-            self._shape_draw("disc", model, Surface(d.colour, MODE_PIECE, 0.35, 40.0, d.stripe))
         self._texture(style).use(0)
         self._set("board_tex", 0)
+        for part in parts:
+            self._shape_draw("sphere", part.model, Surface(part.colour, MODE_HAND, 0.15, 12.0))
+        if count:
+            self._set_surface(Surface(WHITE, MODE_PIECE, 0.35, 40.0))
+            self.disc_vao.render(instances=count)
         w = layout.width_mm
-        self._shape_draw(
-            "quad", _model((0.0, 0.0, 0.01), (w, w, 1.0)), Surface(WHITE, MODE_BOARD, 0.08, 24.0)
-        )
+        board_top = _model((0.0, 0.0, 0.01), (w, w, 1.0))
+        self._shape_draw("quad", board_top, Surface(WHITE, MODE_BOARD, 0.08, 24.0))
         edge = tuple(0.8 * c for c in BOARD_SCHEMES[style.board][2])
         slab = _model((0.0, 0.0, -BOARD_THICKNESS_MM / 2), (w, w, BOARD_THICKNESS_MM))
         self._shape_draw("box", slab, Surface(edge, MODE_FLAT))  # type: ignore[arg-type]
 
-    def _cast_shadows(
-        self, light_view_proj: bytes, board_discs: list[Disc], parts: list[Part]
-    ) -> None:
+    def _load_discs(self, board_discs: list[Disc]) -> int:
+        """Write the discs into the instance buffer; returns how many."""
+        if len(board_discs) > MAX_DISCS:
+            raise ValueError(
+                f"{len(board_discs)} discs on the board; at most {MAX_DISCS} can be drawn"
+            )
+        rows = np.array(
+            [
+                (d.x, d.y, d.z, d.angle, d.radius, d.height, *d.colour, float(d.stripe))
+                for d in board_discs
+            ],
+            dtype=np.float32,
+        ).reshape(-1, DISC_FLOATS)
+        if len(rows):
+            self.instances.write(rows.tobytes())
+        return len(rows)
+
+    def _cast_shadows(self, light_view_proj: bytes, count: int, parts: list[Part]) -> None:
         """Depth from the light of everything that casts a shadow (pieces, hand)."""
         self.shadow_frame.clear(depth=1.0)
         self.shadow_frame.use()
-        uniform = self.shadow_program["light_view_proj"]
+        self.ctx.enable(moderngl.DEPTH_TEST)
+        for program in (self.shadow_program, self.disc_shadow_program):
+            uniform = program["light_view_proj"]
+            assert isinstance(uniform, moderngl.Uniform)
+            uniform.write(light_view_proj)
+        if count:
+            self.disc_shadow_vao.render(instances=count)
         model = self.shadow_program["model"]
-        assert isinstance(uniform, moderngl.Uniform) and isinstance(model, moderngl.Uniform)
-        uniform.write(light_view_proj)
-        for d in board_discs:
-            model.write(
-                _gl_matrix(_model((d.x, d.y, d.z), (d.radius, d.radius, d.height), d.angle))
-            )
-            self.shadow_vaos["disc"].render()
+        assert isinstance(model, moderngl.Uniform)
         for part in parts:
             model.write(_gl_matrix(part.model))
             self.shadow_vaos["sphere"].render()
@@ -393,7 +436,7 @@ def build_truth(
         "variant": position.variant.name,
         "seed": style.seed,
         "style": style.as_dict(),
-        "size": list(camera_size(camera)),
+        "size": [camera.width, camera.height],
         "squares": squares,
         "corners": corners.round(2).tolist(),
         "camera_matrix": camera.K.round(4).tolist(),
@@ -404,10 +447,6 @@ def build_truth(
         "occlusion": occlusion,
         "hand": occlusion_mask is not None and bool(occlusion_mask.any()),
     }
-
-
-def camera_size(camera: Camera) -> tuple[int, int]:
-    return camera.width, camera.height
 
 
 def _covered(

@@ -8,7 +8,7 @@ row 0 of :mod:`rules.geometry`). The camera sits on White's side looking down.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -109,7 +109,6 @@ class Style:
     """0 keeps the image lossless; 1..100 passes it through JPEG."""
     piece_jitter_mm: float = 0.8
     hand: HandStyle | None = None
-    extra: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         find_variant(self.variant)  # raises ValueError naming the variant

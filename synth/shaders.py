@@ -1,26 +1,101 @@
-"""GLSL for the table: one program, a ``mode`` uniform picks the surface's look."""
+"""GLSL for the table: a ``mode`` uniform picks the surface's look.
+
+Single meshes (board, hand parts) take their placement and colour from uniforms; the
+discs are drawn in one instanced call (llvmpipe spends more on a draw call than on a
+disc), each instance carrying its place, turn, size, colour and stripe.
+"""
 
 from __future__ import annotations
 
-VERTEX = """
-#version 330
-uniform mat4 view_proj;
-uniform mat4 model;
-in vec3 in_pos;
-in vec3 in_normal;
+# What both table vertex shaders hand the fragment shader.
+_VARYINGS = """
 out vec3 v_world;
 out vec3 v_normal;
 out vec3 v_local;
 out vec3 v_local_normal;
+out vec3 v_colour;
+flat out int v_stripe;
+"""
+
+VERTEX = (
+    """
+#version 330
+uniform mat4 view_proj;
+uniform mat4 model;
+uniform mat3 normal_matrix;  // inverse transpose of the model's 3x3, from the CPU
+uniform vec3 colour;
+in vec3 in_pos;
+in vec3 in_normal;
+"""
+    + _VARYINGS
+    + """
 void main() {
     vec4 world = model * vec4(in_pos, 1.0);
     v_world = world.xyz;
-    v_normal = mat3(transpose(inverse(model))) * in_normal;
+    v_normal = normal_matrix * in_normal;
     v_local = in_pos;
     v_local_normal = in_normal;
+    v_colour = colour;
+    v_stripe = 0;
     gl_Position = view_proj * world;
 }
 """
+)
+
+# A unit disc scaled to (radius, radius, height), turned about z, set at its bottom centre.
+_PLACE_DISC = """
+vec3 place(vec3 p) {
+    float c = cos(i_place.w), s = sin(i_place.w);
+    vec3 q = p * vec3(i_size.x, i_size.x, i_size.y);
+    return vec3(c * q.x - s * q.y, s * q.x + c * q.y, q.z) + i_place.xyz;
+}
+"""
+
+DISC_VERTEX = (
+    """
+#version 330
+uniform mat4 view_proj;
+in vec3 in_pos;
+in vec3 in_normal;
+in vec4 i_place;
+in vec2 i_size;
+in vec3 i_colour;
+in float i_stripe;
+"""
+    + _VARYINGS
+    + """
+"""
+    + _PLACE_DISC
+    + """
+void main() {
+    v_world = place(in_pos);
+    float c = cos(i_place.w), s = sin(i_place.w);
+    vec3 n = in_normal / vec3(i_size.x, i_size.x, i_size.y);
+    v_normal = vec3(c * n.x - s * n.y, s * n.x + c * n.y, n.z);
+    v_local = in_pos;
+    v_local_normal = in_normal;
+    v_colour = i_colour;
+    v_stripe = int(i_stripe);
+    gl_Position = view_proj * vec4(v_world, 1.0);
+}
+"""
+)
+
+DISC_SHADOW_VERTEX = (
+    """
+#version 330
+uniform mat4 light_view_proj;
+in vec3 in_pos;
+in vec4 i_place;
+in vec2 i_size;
+"""
+    + _PLACE_DISC
+    + """
+void main() {
+    gl_Position = light_view_proj * vec4(place(in_pos), 1.0);
+}
+"""
+)
 
 # mode 0: flat colour; 1: the board's texture; 2: a piece (rim grooves, top ring, optional
 # king stripe); 3: the hand, which also writes white into the second target (the
@@ -28,7 +103,6 @@ void main() {
 FRAGMENT = """
 #version 330
 uniform int mode;
-uniform vec3 colour;
 uniform sampler2D board_tex;
 uniform vec3 light_dir;
 uniform vec3 light_colour;
@@ -37,7 +111,6 @@ uniform vec3 eye;
 uniform float specular;
 uniform float shininess;
 uniform float exposure;
-uniform int stripe;
 uniform vec3 stripe_colour;
 uniform mat4 light_view_proj;
 uniform sampler2DShadow shadow_map;
@@ -45,11 +118,13 @@ in vec3 v_world;
 in vec3 v_normal;
 in vec3 v_local;
 in vec3 v_local_normal;
+in vec3 v_colour;
+flat in int v_stripe;
 layout(location = 0) out vec4 f_colour;
 layout(location = 1) out vec4 f_mask;
 void main() {
     f_mask = vec4(vec3(mode == 3 ? 1.0 : 0.0), 1.0);
-    vec3 base = colour;
+    vec3 base = v_colour;
     if (mode == 1) {
         base = texture(board_tex, vec2(v_local.x + 0.5, 0.5 - v_local.y)).rgb;
     } else if (mode == 2) {
@@ -62,7 +137,7 @@ void main() {
         if (top && abs(r - 0.58) < 0.03) {
             base *= 0.78;
         }
-        if (stripe == 1 && abs(v_local.y) < 0.2 && (side || top)) {
+        if (v_stripe == 1 && abs(v_local.y) < 0.2 && (side || top)) {
             base = stripe_colour;
         }
     }

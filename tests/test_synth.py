@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -224,3 +226,30 @@ def test_a_game_shows_the_move_the_captures_and_the_crowning() -> None:
 
 def _s(position: Position, square: int) -> str:
     return "".join(p.symbol for p in position.stack(square))
+
+
+def test_damcam_render_writes_images_with_truth_and_refuses_bad_styles(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from damcam.cli import app
+
+    runner = CliRunner()
+    image = tmp_path / "lasca.png"
+    done = runner.invoke(
+        app, ["render", "image", str(image), "--variant", "lasca", "--size", "320", "240"]
+    )
+    assert done.exit_code == 0, done.output
+    truth = json.loads(image.with_suffix(".json").read_text())
+    written = cv2.imread(str(image))
+    assert written is not None and written.shape == (240, 320, 3)
+    assert truth["variant"] == "lasca" and len(truth["squares"]) == 25
+    refused = runner.invoke(app, ["render", "image", str(image), "--board", "velvet"])
+    assert refused.exit_code == 2 and "velvet" in refused.output
+    dataset = runner.invoke(
+        app, ["render", "dataset", str(tmp_path / "ds"), "--count", "3", "--size", "160", "120"]
+    )
+    assert dataset.exit_code == 0, dataset.output
+    lines = (tmp_path / "ds" / "truth.jsonl").read_text().splitlines()
+    assert len(lines) == 3 and all(
+        (tmp_path / "ds" / json.loads(x)["image"]).exists() for x in lines
+    )
