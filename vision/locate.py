@@ -24,7 +24,7 @@ FloatArray = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]
 
 #: Longest image side the markerless detector works on (speed; corners are scaled back).
-DETECT_MAX_SIDE = 800
+DETECT_MAX_SIDE = 640
 #: A markerless grid whose cells alternate less than this is not a board (noise, tiles).
 MIN_CHECKER_CONTRAST = 0.35
 
