@@ -50,6 +50,8 @@ def measure_game(
             "render_fps": round(n / rendered.render_seconds, 1),
             "vision_fps": round(n / rendered.vision_seconds, 1),
         }
+        if rendered.calibration_error:
+            camera["calibration_error"] = rendered.calibration_error
     run = record_observations(game.variant, observations)
     played = official_moves(game)
     recorded = scoresheet_moves(run.pdn, variant)

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.e2e_script import Condition, FrameTruth
-from calibration.table import calibrate_start_position
+from calibration.table import CalibrationError, calibrate_start_position
 from rules import Color, Position, Variant
 from rules.observation import Observation
 from synth.board_texture import layout_for
@@ -56,6 +56,8 @@ class RenderedFrames:
     observations: list[Observation]
     render_seconds: float
     vision_seconds: float
+    calibration_error: str | None = None
+    """Why the first frame could not calibrate vision (then no frame finds the board)."""
 
 
 def read_rendered(
@@ -66,6 +68,7 @@ def read_rendered(
     layout = layout_for(style, variant.geometry)
     rng = random.Random(seed)
     observer: Observer | None = None
+    failure: str | None = None
     observations: list[Observation] = []
     render_s = vision_s = 0.0
     with Renderer((640, 480)) as renderer:
@@ -87,12 +90,19 @@ def read_rendered(
             )
             frame = rendered.image  # BGR, as a camera gives it
             middle = time.perf_counter()
-            if observer is None:
-                observer = _calibrated_observer(frame, variant)
-            observations.append(observer.observe(frame, truth.time))
+            if observer is None and failure is None:
+                try:
+                    observer = _calibrated_observer(frame, variant)
+                except CalibrationError as exc:
+                    failure = str(exc)
+            observations.append(
+                observer.observe(frame, truth.time)
+                if observer is not None
+                else Observation(truth.time, (), board_found=False, frame_index=truth.index)
+            )
             render_s += middle - began
             vision_s += time.perf_counter() - middle
-    return RenderedFrames(observations, render_s, vision_s)
+    return RenderedFrames(observations, render_s, vision_s, failure)
 
 
 def _calibrated_observer(frame: NDArray[np.uint8], variant: Variant) -> Observer:
