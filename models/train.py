@@ -24,7 +24,7 @@ from models.augment import augment_batch
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier, card_path, to_input
 from models.dataset import DEFAULT_CACHE, Source, SquareSet, cached_set
 from models.export import evaluate, export_onnx, latency_ms, quantise
-from models.net import FEATURE_SIZE, HEIGHT_CLASSES, SquareNet, parameter_count
+from models.net import HEIGHT_CLASSES, SquareNet, parameter_count
 from rules.observation import Top
 
 log = logging.getLogger(__name__)
@@ -116,23 +116,6 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     return net, {"steps": step, "epochs": epoch, "final_loss": loss_value}
 
 
-def king_feature_shift(net: SquareNet, data: SquareSet) -> list[float]:
-    """Mean feature offset from a man to a king of the same colour on single pieces: the
-    per-set adaptation places the (absent) kings' prototypes with it."""
-    single = np.flatnonzero(data.heights <= 2)[:4000]
-    with torch.no_grad():
-        _, _, features = net(torch.from_numpy(to_input(data.crops[single])))
-    f = features.numpy()
-    tops = data.tops[single]
-    shifts = []
-    for king, man in ((Top.WHITE_KING, Top.WHITE_MAN), (Top.BLACK_KING, Top.BLACK_MAN)):
-        if np.any(tops == king) and np.any(tops == man):
-            shifts.append(f[tops == king].mean(axis=0) - f[tops == man].mean(axis=0))
-    if not shifts:
-        return [0.0] * FEATURE_SIZE
-    return [float(v) for v in np.mean(shifts, axis=0)]
-
-
 def run(config: TrainConfig) -> dict[str, object]:
     """The whole pipeline; returns the model card (also written beside the model)."""
     torch.set_num_threads(config.threads)
@@ -170,7 +153,6 @@ def run(config: TrainConfig) -> dict[str, object]:
         "normalisation": {"scale": 1 / 127.5, "offset": -1.0, "channel_order": "BGR"},
         "outputs": ["top_logits (N, 5)", "height_logits (N, 9)", "features (N, 64)"],
         "colour": "the lighter piece colour is WHITE; per-set calibration may say otherwise",
-        "king_feature_shift": king_feature_shift(net, train),
         "parameters": parameter_count(net),
     }
     card_path(fp32_path).write_text(json.dumps(card))
