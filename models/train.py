@@ -50,6 +50,8 @@ class TrainConfig:
     out: Path = DEFAULT_MODEL
     cache: Path = DEFAULT_CACHE
     int8_tolerance: float = 0.0005
+    init: Path | None = None
+    """Torch weights to start from (a previous run's checkpoint), to train on in steps."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -63,6 +65,8 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed + 1)
     net = SquareNet()
+    if config.init is not None:
+        net.load_state_dict(torch.load(config.init, weights_only=True))
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
     top_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
     height_loss = nn.CrossEntropyLoss()
@@ -142,6 +146,9 @@ def run(config: TrainConfig) -> dict[str, object]:
     )
     data_s = time.monotonic() - started
     net, train_stats = train_net(config, train)
+    checkpoint = config.cache / f"{config.out.stem}.pt"
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(net.state_dict(), checkpoint)  # for --init: continue this run later
     fp32_path = config.out.with_suffix(".fp32.onnx")
     export_onnx(net, fp32_path, config.size)
     card: dict[str, object] = {
@@ -189,6 +196,7 @@ def run(config: TrainConfig) -> dict[str, object]:
             },
             "command": "python -m models.train " + " ".join(sys.argv[1:]),
             "seed": config.seed,
+            "init": None if config.init is None else str(config.init),
             "training": {
                 **train_stats,
                 "minutes": config.minutes,
@@ -226,11 +234,12 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
     parser.add_argument("--threads", type=int, default=defaults.threads)
     parser.add_argument("--out", type=Path, default=defaults.out)
     parser.add_argument("--cache", type=Path, default=defaults.cache)
+    parser.add_argument("--init", type=Path, default=None, help="torch checkpoint to start from")
     ns = parser.parse_args(argv)
     return TrainConfig(
         source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
         test_count=ns.test_count, size=ns.size, seed=ns.seed, minutes=ns.minutes,
-        threads=ns.threads, out=ns.out, cache=ns.cache,
+        threads=ns.threads, out=ns.out, cache=ns.cache, init=ns.init,
     )  # fmt: skip
 
 
