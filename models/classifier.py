@@ -63,8 +63,8 @@ class SquarePrediction:
 class OnnxSquareClassifier:
     """Implements vision's ``SquareClassifier`` protocol: ``predict(crops) -> (N, 5)``.
 
-    ``prototypes`` (5, 64), when set by :meth:`adapted`, replace the trained top head by
-    nearest-prototype scores in feature space (per-set adaptation from one start frame).
+    ``prototypes`` (3, 64): empty, White, Black mean features set by :meth:`adapted` from
+    one start frame; they then decide the colour, the trained head only man or king.
     """
 
     session: ort.InferenceSession
@@ -124,9 +124,12 @@ class OnnxSquareClassifier:
         if len(crops) == 0:
             return SquarePrediction(np.zeros((0, len(Top))), np.zeros((0, 9)), np.zeros((0, 64)))
         top_logits, height_logits, features = self.session.run(None, {"crops": to_input(crops)})
+        tops = softmax(top_logits)
         if self.prototypes is not None:
-            top_logits = self.temperature * _cosine(features, self.prototypes)
-        return SquarePrediction(softmax(top_logits), softmax(height_logits), features)
+            tops = _split_kings(
+                softmax(self.temperature * _cosine(features, self.prototypes)), tops
+            )
+        return SquarePrediction(tops, softmax(height_logits), features)
 
     def predict(self, crops: np.ndarray) -> np.ndarray:
         """``(N, 5)`` probabilities over :class:`rules.observation.Top`."""
@@ -141,25 +144,38 @@ class OnnxSquareClassifier:
         return mean, sigma
 
     def adapted(self, crops: np.ndarray, tops: np.ndarray) -> OnnxSquareClassifier:
-        """A copy whose top classes are the mean features of ``crops`` labelled ``tops``
-        (e.g. every square of one start-position frame, labels from the rules); the kings,
-        absent from a start position, sit at their man's prototype plus the card's
-        ``king_feature_shift``."""
+        """A copy that tells empty / White / Black by the nearest mean feature of ``crops``
+        labelled ``tops`` (one start-position frame, labels from the rules), so this set's
+        own colours decide which piece is White; man or king still comes from the trained
+        head, since no king stands on a start position."""
         features = self.run(crops).features
-        protos = np.zeros((len(Top), features.shape[1]), np.float64)
-        for top in Top:
-            chosen = features[tops == top]
-            if len(chosen):
-                protos[top] = chosen.mean(axis=0)
-        # Kings are never on a start position: place each king's prototype at its man's
-        # plus the man-to-king offset measured on the training renders (in the card).
-        shift = np.asarray(self.card.get("king_feature_shift", np.zeros(protos.shape[1])))
-        for king, man in ((Top.WHITE_KING, Top.WHITE_MAN), (Top.BLACK_KING, Top.BLACK_MAN)):
-            if not np.any(tops == king):
-                protos[king] = protos[man] + shift
+        groups = [Top.EMPTY, Top.WHITE_MAN, Top.BLACK_MAN]
+        missing = [t.name for t in groups if not np.any(tops == t)]
+        if missing:
+            raise ValueError(f"adaptation crops hold no {', '.join(missing)}: use a start position")
+        protos = np.stack([features[tops == t].mean(axis=0) for t in groups])
         return OnnxSquareClassifier(
             self.session, self.path, self.crop_size, self.card, protos, self.temperature
         )
+
+
+def _split_kings(colour: np.ndarray, trained: np.ndarray) -> np.ndarray:
+    """(N, 3) empty/White/Black probabilities and the trained (N, 5) ones -> (N, 5): each
+    colour's mass is split into man and king as the trained head splits it."""
+    eps = 1e-9
+    white_king = trained[:, Top.WHITE_KING] / (
+        trained[:, [Top.WHITE_MAN, Top.WHITE_KING]].sum(1) + eps
+    )
+    black_king = trained[:, Top.BLACK_KING] / (
+        trained[:, [Top.BLACK_MAN, Top.BLACK_KING]].sum(1) + eps
+    )
+    out = np.empty_like(trained)
+    out[:, Top.EMPTY] = colour[:, 0]
+    out[:, Top.WHITE_MAN] = colour[:, 1] * (1 - white_king)
+    out[:, Top.WHITE_KING] = colour[:, 1] * white_king
+    out[:, Top.BLACK_MAN] = colour[:, 2] * (1 - black_king)
+    out[:, Top.BLACK_KING] = colour[:, 2] * black_king
+    return out
 
 
 def _cosine(features: np.ndarray, prototypes: np.ndarray) -> np.ndarray:

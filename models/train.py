@@ -24,7 +24,7 @@ from models.augment import augment_batch
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier, card_path, to_input
 from models.dataset import DEFAULT_CACHE, Source, SquareSet, cached_set
 from models.export import evaluate, export_onnx, latency_ms, quantise
-from models.net import FEATURE_SIZE, HEIGHT_CLASSES, SquareNet, parameter_count
+from models.net import HEIGHT_CLASSES, SquareNet, parameter_count
 from rules.observation import Top
 
 log = logging.getLogger(__name__)
@@ -50,6 +50,8 @@ class TrainConfig:
     out: Path = DEFAULT_MODEL
     cache: Path = DEFAULT_CACHE
     int8_tolerance: float = 0.0005
+    init: Path | None = None
+    """Torch weights to start from (a previous run's checkpoint), to train on in steps."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -63,6 +65,8 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed + 1)
     net = SquareNet()
+    if config.init is not None:
+        net.load_state_dict(torch.load(config.init, weights_only=True))
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
     top_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
     height_loss = nn.CrossEntropyLoss()
@@ -116,23 +120,6 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     return net, {"steps": step, "epochs": epoch, "final_loss": loss_value}
 
 
-def king_feature_shift(net: SquareNet, data: SquareSet) -> list[float]:
-    """Mean feature offset from a man to a king of the same colour on single pieces: the
-    per-set adaptation places the (absent) kings' prototypes with it."""
-    single = np.flatnonzero(data.heights <= 2)[:4000]
-    with torch.no_grad():
-        _, _, features = net(torch.from_numpy(to_input(data.crops[single])))
-    f = features.numpy()
-    tops = data.tops[single]
-    shifts = []
-    for king, man in ((Top.WHITE_KING, Top.WHITE_MAN), (Top.BLACK_KING, Top.BLACK_MAN)):
-        if np.any(tops == king) and np.any(tops == man):
-            shifts.append(f[tops == king].mean(axis=0) - f[tops == man].mean(axis=0))
-    if not shifts:
-        return [0.0] * FEATURE_SIZE
-    return [float(v) for v in np.mean(shifts, axis=0)]
-
-
 def run(config: TrainConfig) -> dict[str, object]:
     """The whole pipeline; returns the model card (also written beside the model)."""
     torch.set_num_threads(config.threads)
@@ -159,6 +146,9 @@ def run(config: TrainConfig) -> dict[str, object]:
     )
     data_s = time.monotonic() - started
     net, train_stats = train_net(config, train)
+    checkpoint = config.cache / f"{config.out.stem}.pt"
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(net.state_dict(), checkpoint)  # for --init: continue this run later
     fp32_path = config.out.with_suffix(".fp32.onnx")
     export_onnx(net, fp32_path, config.size)
     card: dict[str, object] = {
@@ -170,7 +160,6 @@ def run(config: TrainConfig) -> dict[str, object]:
         "normalisation": {"scale": 1 / 127.5, "offset": -1.0, "channel_order": "BGR"},
         "outputs": ["top_logits (N, 5)", "height_logits (N, 9)", "features (N, 64)"],
         "colour": "the lighter piece colour is WHITE; per-set calibration may say otherwise",
-        "king_feature_shift": king_feature_shift(net, train),
         "parameters": parameter_count(net),
     }
     card_path(fp32_path).write_text(json.dumps(card))
@@ -207,6 +196,7 @@ def run(config: TrainConfig) -> dict[str, object]:
             },
             "command": "python -m models.train " + " ".join(sys.argv[1:]),
             "seed": config.seed,
+            "init": None if config.init is None else str(config.init),
             "training": {
                 **train_stats,
                 "minutes": config.minutes,
@@ -244,11 +234,12 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
     parser.add_argument("--threads", type=int, default=defaults.threads)
     parser.add_argument("--out", type=Path, default=defaults.out)
     parser.add_argument("--cache", type=Path, default=defaults.cache)
+    parser.add_argument("--init", type=Path, default=None, help="torch checkpoint to start from")
     ns = parser.parse_args(argv)
     return TrainConfig(
         source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
         test_count=ns.test_count, size=ns.size, seed=ns.seed, minutes=ns.minutes,
-        threads=ns.threads, out=ns.out, cache=ns.cache,
+        threads=ns.threads, out=ns.out, cache=ns.cache, init=ns.init,
     )  # fmt: skip
 
 
