@@ -52,9 +52,7 @@ def device(config: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
         proc.wait(10)
 
 
-def test_killed_server_resumes_the_game_from_the_journal(
-    tmp_path: Path, shared_data: Path
-) -> None:
+def test_killed_server_resumes_the_game_from_the_journal(tmp_path: Path, shared_data: Path) -> None:
     moves = first_game_moves(shared_data, WK2003, limit=30)
     config = tmp_path / "damcam.toml"
     config.write_text(
