@@ -143,7 +143,7 @@ def test_missing_card_names_the_card(tmp_path: Path) -> None:
 
 
 def test_damcam_read_uses_the_model_on_a_render(tmp_path: Path) -> None:
-    """``damcam read`` without a calibration reads a rendered start position's men."""
+    """``damcam read --reader model`` reads a rendered start position's men."""
     render = pytest.importorskip("synth.render")
     import cv2
     from typer.testing import CliRunner
@@ -157,7 +157,9 @@ def test_damcam_read_uses_the_model_on_a_render(tmp_path: Path) -> None:
     )
     image = tmp_path / "start.png"
     cv2.imwrite(str(image), rendered.image)
-    result = CliRunner().invoke(app, ["read", str(image), "--variant", "russian", "--json"])
+    result = CliRunner().invoke(
+        app, ["read", str(image), "--variant", "russian", "--reader", "model", "--json"]
+    )
     assert result.exit_code == 0, result.output
     # Squares and colours exact; man or king is the model's known shortfall (KINGS_SHORTFALL).
     assert json.loads(result.stdout)["fen"].replace("K", "") == position.fen()

@@ -65,8 +65,18 @@ def read_command(
         Path | None, typer.Option("--calibration", help="Table calibration JSON.", dir_okay=False)
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    reader: Annotated[
+        str,
+        typer.Option(
+            "--reader",
+            help="'colours' (learned from the image or calibration) or 'model' (the ONNX "
+            "classifier, which also reads crowns and towers).",
+        ),
+    ] = "colours",
 ) -> None:
     """Read the position in one image; exit 1 when no board is found."""
+    if reader not in ("colours", "model"):
+        raise _fail(f"unknown reader {reader!r}: use 'colours' or 'model'")
     frame = _first_frame(image)
     table = None
     if calibration is not None:
@@ -74,9 +84,10 @@ def read_command(
             table = TableCalibration.load(calibration)
         except CalibrationError as exc:
             raise _fail(str(exc)) from None
-    # The ONNX model reads crowns and towers; a calibration's colour prototypes know which
+    # Colours are the default while they read better than the ONNX model (docs/models.md:
+    # the model still confuses men and kings); a calibration's colour prototypes know which
     # colour is White at this table, so they take over when one is given.
-    classifier = None if table else _onnx_classifier()
+    classifier = _onnx_classifier() if reader == "model" and table is None else None
     names = [variant] if variant else [table.variant] if table else list(DEFAULT_VARIANTS)
     reasons, readings = [], []
     for name in names:
