@@ -15,13 +15,12 @@ Irregularities are injected by showing the board states they produce
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.e2e_games import REAL_FILES, PlayedGame, read_acf_file, read_pdn_file
 from rules.move import Move
 from rules.observation import TOP_COUNT, Observation, SquareReading, Top
-from rules.pdn import iter_games
 from rules.position import Position
 from rules.recorder import RecordedPly
 from rules.variants import Variant, find_variant
@@ -275,60 +274,25 @@ class RealGame:
     moves: tuple[Move, ...]
 
 
-def read_pdn_games(path: Path, variant_name: str) -> Iterator[RealGame]:
-    """Games of one PDN file replayed in ``variant_name``, from the start position (a game
-    from another FEN, or that does not replay, is skipped). Uses the rules core's reader."""
-    variant = find_variant(variant_name)
-    initial = Position.initial(variant)
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, game in enumerate(iter_games(handle, variant=variant)):
-            if game.errors or not game.moves or game.start != initial:
-                continue
-            yield RealGame(f"{path.name}#{number}", variant, initial, tuple(game.moves))
-
-
-def read_acf_games(path: Path, limit: int) -> Iterator[RealGame]:
-    """English checkers games of the ACF transcripts. Their squares count from 0 at the
-    first mover's left corner, each row numbered the other way round from PDN's."""
-    variant = find_variant("english")
-    with path.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh):
-            if number >= limit:
-                return
-            position = Position.initial(variant)
-            moves = []
-            try:
-                for token in line.split("\t")[0].split():
-                    squares = [str(_acf_square(int(s))) for s in token.split("-")]
-                    move = position.parse_move("x".join(squares))
-                    moves.append(move)
-                    position = position.play(move)
-            except ValueError:
-                continue
-            yield RealGame(f"ACF.txt#{number}", variant, Position.initial(variant), tuple(moves))
-
-
-def _acf_square(k: int) -> int:
-    return (k // 4) * 4 + (3 - k % 4) + 1
-
-
 def shared_games(data: Path, variant_name: str, limit: int) -> list[RealGame]:
-    """Up to ``limit`` real games of a variant from ``../shared/data/games``."""
+    """Up to ``limit`` real games of a variant from ``../shared/data/games``, read with the
+    end-to-end benchmark's readers (the same files, the same order)."""
     root = data / "games" / "pdn-fmjd-testgames" / "games" / "succeed"
-    files = {
-        "international": ["wk2003.pdn", "candidate95.pdn", "DUTCH96H.pdn", "PROF2.pdn"],
-        "russian": ["ussr1947.pdn", "mrcd2006.pdn"],
-        "italian": ["Campionato Assoluto 2005.pdn"],
-    }
+    variant = find_variant(variant_name)
     out: list[RealGame] = []
     if variant_name == "english":
-        out.extend(read_acf_games(data / "games" / "english-acf" / "ACF.txt", limit * 2))
-    for name in files.get(variant_name, []):
+        acf = data / "games" / "english-acf" / "ACF.txt"
+        out.extend(_real(g, variant) for g in read_acf_file(acf, limit * 2))
+    for name in REAL_FILES.get(variant_name, ()):
         if (root / name).exists():
-            out.extend(read_pdn_games(root / name, variant_name))
+            out.extend(_real(g, variant) for g in read_pdn_file(root / name, variant_name))
         if len(out) >= limit:
             break
     return out[:limit]
+
+
+def _real(game: PlayedGame, variant: Variant) -> RealGame:
+    return RealGame(game.source, variant, game.start, game.moves)
 
 
 @dataclass(frozen=True, slots=True)
