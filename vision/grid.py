@@ -1,0 +1,388 @@
+"""Markerless board detection: X-corners of the checker pattern grown into a lattice.
+
+Why our own detector: ``cv2.findChessboardCornersSB`` wants an empty pattern and costs
+about 0.4 s a frame here, and a Hough-line search (ChessCog) takes 0.13 s on a desktop.
+Pieces stand on the squares' centres, so the corners where four squares meet stay mostly
+visible; those are saddle points of the image and pass a 16-sample ring test (ChESS,
+Bennett & Lasenby 2014). From the strongest ones a lattice is grown step by step with a
+homography refitted each round, which follows perspective up to about 45 degrees. The
+board's extent is where the cells alternate in colour: its frame and printed coordinates
+do not, and a checkered run longer than the variant's board is refused.
+
+This module finds matched points (board-plane labels, image pixels); :mod:`vision.locate`
+fits and packages them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+log = logging.getLogger(__name__)
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+Image = npt.NDArray[np.uint8]
+
+#: Board sizes of the variants (7x7 Portuguese-style, 8x8, 10x10); the lattice never grows
+#: beyond the largest.
+BOARD_SIZES = (7, 8, 10)
+_RING_SAMPLES = 16
+
+
+class GridNotFound(ValueError):
+    """No checkered board of the wanted size in the frame; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class GridSettings:
+    """Thresholds of the lattice detector; ``*_work_px`` are pixels of the downscaled frame."""
+
+    work_long_side_px: int = 640
+    blur_sigma_work_px: float = 1.5
+    saddle_rel_threshold: float = 0.01
+    """Keep saddle points stronger than this fraction of the strongest."""
+    max_candidates: int = 800
+    ring_radius_work_px: float = 4.0
+    """Radius of the 16-sample ring of the X-corner (ChESS) test."""
+    seed_min_xscore: float = 0.35
+    grow_min_xscore: float = 0.3
+    seeds_tried: int = 12
+    neighbour_tolerance: float = 0.3
+    """Search radius, as a fraction of the local square side, when growing the lattice."""
+    min_lattice_corners: int = 9
+    checker_min_contrast: float = 0.25
+    """A row or column of cells beyond the board counts as more board when its checker
+    contrast is more than twice this fraction of the board's own."""
+    cell_sample_px: int = 12
+    """Pixels per square of the small warp that measures cell colours."""
+    subpix_window_px: int = 5
+
+
+@dataclass(frozen=True, slots=True)
+class GridMatch:
+    """X-corners of a located board: ``board`` (K, 2) labels in ``[0, size]``, ``image``
+    (K, 2) sub-pixel positions in the full frame."""
+
+    size: int
+    board: FloatArray
+    image: FloatArray
+
+
+@dataclass(frozen=True, slots=True)
+class Lattice:
+    """X-corners with integer lattice labels (K, 2) and work-image positions (K, 2)."""
+
+    labels: IntArray
+    points: FloatArray
+
+
+def find_grid(frame: Image, size: int, settings: GridSettings | None = None) -> GridMatch:
+    """The X-corners of a ``size`` x ``size`` checkered board in a BGR (or grey) frame.
+
+    :raises GridNotFound: too few corners in a lattice, or a checkered area that is not a
+        board of ``size`` squares (the message gives the size seen).
+    """
+    cfg = settings or GridSettings()
+    scale = min(1.0, cfg.work_long_side_px / max(frame.shape[:2]))
+    work = np.asarray(
+        cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8
+    )
+    if work.ndim == 2:
+        work = np.asarray(cv2.cvtColor(work, cv2.COLOR_GRAY2BGR), np.uint8)
+    gray = np.asarray(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), np.uint8)
+    points, xscore = x_corner_candidates(cfg, gray)
+    lattice = best_lattice(cfg, points, xscore)
+    if lattice is None:
+        raise GridNotFound("no checkered grid (too few X-corners in a lattice)")
+    origin = board_extent(cfg, work, lattice, size)
+    labels = lattice.labels - origin
+    # Corners on the board's edge meet its frame, not four squares: fit the inner ones
+    # when there are enough.
+    inside = np.all((labels >= 1) & (labels <= size - 1), axis=1)
+    if inside.sum() < cfg.min_lattice_corners:
+        inside = np.all((labels >= 0) & (labels <= size), axis=1)
+    full_gray = np.asarray(
+        frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), np.uint8
+    )
+    refined = refine_corners(cfg, full_gray, lattice.points[inside] / scale, scale)
+    return GridMatch(size, labels[inside].astype(np.float64), refined)
+
+
+def x_corner_candidates(cfg: GridSettings, gray: Image) -> tuple[FloatArray, FloatArray]:
+    """Saddle points of the blurred image, strongest first (K, 2), and their X-corner
+    scores in [-1, 1] (K,)."""
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), cfg.blur_sigma_work_px)
+    gxx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
+    gyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
+    gxy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
+    saddle = gxy * gxy - gxx * gyy  # positive where the Hessian's eigenvalues differ in sign
+    np.maximum(saddle, 0, out=saddle)
+    peak = float(saddle.max())
+    if peak <= 0:
+        return np.empty((0, 2)), np.empty(0)
+    local_max = cv2.dilate(saddle, np.ones((5, 5), np.uint8))
+    ys, xs = np.nonzero((saddle >= local_max) & (saddle > cfg.saddle_rel_threshold * peak))
+    order = np.argsort(-saddle[ys, xs])[: cfg.max_candidates]
+    points = np.stack([xs[order], ys[order]], axis=1).astype(np.float64)
+    return points, ring_score(gray, points, cfg.ring_radius_work_px)
+
+
+def ring_score(gray: Image, points: FloatArray, radius: float) -> FloatArray:
+    """ChESS-style X-corner score, normalised by the ring's contrast: on a ring of 16
+    samples an X-corner has opposite samples alike and samples a quarter turn apart
+    different."""
+    if len(points) == 0:
+        return np.empty(0)
+    angles = np.arange(_RING_SAMPLES) * 2 * np.pi / _RING_SAMPLES
+    xs = np.rint(points[:, :1] + radius * np.cos(angles)).astype(np.intp)
+    ys = np.rint(points[:, 1:] + radius * np.sin(angles)).astype(np.intp)
+    np.clip(xs, 0, gray.shape[1] - 1, out=xs)
+    np.clip(ys, 0, gray.shape[0] - 1, out=ys)
+    v = gray[ys, xs].astype(np.float64)
+    q = _RING_SAMPLES // 4
+    sum_response = np.abs(v[:, :q] + v[:, 2 * q : 3 * q] - v[:, q : 2 * q] - v[:, 3 * q :]).sum(1)
+    diff_response = np.abs(v[:, : 2 * q] - v[:, 2 * q :]).sum(1)
+    contrast = v.max(axis=1) - v.min(axis=1) + 1.0
+    return np.asarray((sum_response - diff_response) / (contrast * 2 * q), np.float64)
+
+
+def best_lattice(cfg: GridSettings, points: FloatArray, xscore: FloatArray) -> Lattice | None:
+    """The largest lattice grown from the strongest seeds, or None."""
+    usable = xscore >= cfg.grow_min_xscore
+    pts, scores = points[usable], xscore[usable]
+    best: Lattice | None = None
+    taken = np.zeros(len(pts), dtype=bool)
+    tried = 0
+    for seed in np.argsort(-scores):
+        if tried >= cfg.seeds_tried or scores[seed] < cfg.seed_min_xscore:
+            break
+        if taken[seed]:
+            continue
+        tried += 1
+        found = grow_lattice(cfg, pts, int(seed))
+        if found is None:
+            continue
+        labels, members = found
+        taken[members] = True
+        if best is None or len(members) > len(best.labels):
+            best = Lattice(labels=labels, points=pts[members])
+    if best is None or len(best.labels) < cfg.min_lattice_corners:
+        return None
+    return best
+
+
+def _seed_cell(
+    cfg: GridSettings, pts: FloatArray, seed: int
+) -> tuple[FloatArray, FloatArray] | None:
+    """Two lattice steps at a seed: two of its near neighbours, roughly perpendicular and
+    alike in length, whose sum is a third point (a whole cell). A cell, rather than a
+    cross of four neighbours, also starts a lattice at the board's edge or corner."""
+    d = pts - pts[seed]
+    dist = np.hypot(d[:, 0], d[:, 1])
+    dist[seed] = np.inf
+    near = np.argsort(dist)[:6]
+    pairs = sorted(
+        ((dist[j] + dist[k], j, k) for j in near for k in near if j < k),
+        key=lambda p: p[0],
+    )
+    for _, j, k in pairs:
+        a, b, la, lb = d[j], d[k], dist[j], dist[k]
+        if abs(float(a @ b)) / (la * lb) > 0.6 or not 0.5 < lb / la < 2.0:
+            continue
+        diagonal = pts[seed] + a + b
+        if np.hypot(*(pts[_nearest(pts, diagonal)] - diagonal)) < cfg.neighbour_tolerance * min(
+            la, lb
+        ):
+            return a, b
+    return None
+
+
+def _project(h: FloatArray, points: npt.ArrayLike) -> FloatArray:
+    out = cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2), h)
+    return np.asarray(out, np.float64).reshape(-1, 2)
+
+
+def grow_lattice(
+    cfg: GridSettings, pts: FloatArray, seed: int
+) -> tuple[IntArray, npt.NDArray[np.intp]] | None:
+    """Grow integer labels outward from a seed, refitting the lattice -> image homography
+    each round; returns (labels (K, 2) from 0, indices into ``pts``)."""
+    cell = _seed_cell(cfg, pts, seed)
+    if cell is None:
+        return None
+    a, b = cell
+    known = {
+        label: _nearest(pts, pts[seed] + i * a + j * b)
+        for label in ((0, 0), (1, 0), (0, 1), (1, 1))
+        for i, j in (label,)
+    }
+    if len(set(known.values())) < 4:
+        return None
+    max_span = max(BOARD_SIZES)
+    steps = ((1, 0), (-1, 0), (0, 1), (0, -1))
+    while True:
+        labels = np.array(list(known), dtype=np.float64)
+        fitted, _ = cv2.findHomography(labels, pts[list(known.values())], 0)
+        if fitted is None:
+            return None
+        h = np.asarray(fitted, np.float64)
+        lo, hi = labels.min(axis=0), labels.max(axis=0)
+        frontier = sorted(
+            f
+            for f in {(i + di, j + dj) for i, j in known for di, dj in steps} - known.keys()
+            if max(hi[0], f[0]) - min(lo[0], f[0]) < max_span
+            and max(hi[1], f[1]) - min(lo[1], f[1]) < max_span
+        )
+        if not frontier:
+            break
+        grid = np.array(frontier, dtype=np.float64)
+        predicted = _project(h, grid)
+        half_x, half_y = np.array([0.5, 0.0]), np.array([0.0, 0.5])
+        step = np.minimum(
+            np.hypot(*(_project(h, grid + half_x) - _project(h, grid - half_x)).T),
+            np.hypot(*(_project(h, grid + half_y) - _project(h, grid - half_y)).T),
+        )
+        used = set(known.values())
+        added = 0
+        for label, pos, side in zip(frontier, predicted, step, strict=True):
+            idx = _nearest(pts, pos)
+            if idx in used or np.hypot(*(pts[idx] - pos)) > cfg.neighbour_tolerance * side:
+                continue
+            known[label] = idx
+            used.add(idx)
+            added += 1
+        if not added:
+            break
+    labels_arr = np.array(list(known), dtype=np.int64)
+    return labels_arr - labels_arr.min(axis=0), np.array(list(known.values()), dtype=np.intp)
+
+
+def _nearest(pts: FloatArray, pos: FloatArray) -> int:
+    return int(np.argmin(np.sum((pts - pos) ** 2, axis=1)))
+
+
+def cell_colours(
+    cfg: GridSettings, work: Image, homography: FloatArray, lo: int, hi: int
+) -> FloatArray:
+    """Lab colour of lattice cells ``lo..hi-1`` on both axes, shape (rows, cols, 3).
+
+    Each cell is sampled near its four corners, which a piece standing on it leaves
+    visible, rather than at its centre.
+    """
+    px = cfg.cell_sample_px
+    n = hi - lo
+    to_lattice = np.array([[1 / px, 0, lo], [0, 1 / px, lo], [0, 0, 1]], dtype=np.float64)
+    warped = cv2.warpPerspective(
+        work,
+        homography @ to_lattice,
+        (n * px, n * px),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+    )
+    lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float64)
+    cells = lab.reshape(n, px, n, px, 3).transpose(0, 2, 1, 3, 4)
+    k = max(1, px // 4)
+    corners = np.concatenate(
+        [
+            cells[:, :, 1 : 1 + k, 1 : 1 + k],
+            cells[:, :, 1 : 1 + k, -1 - k : -1],
+            cells[:, :, -1 - k : -1, 1 : 1 + k],
+            cells[:, :, -1 - k : -1, -1 - k : -1],
+        ],
+        axis=2,
+    )
+    return np.asarray(np.median(corners.reshape(n, n, -1, 3), axis=2), np.float64)
+
+
+def board_extent(cfg: GridSettings, work: Image, lattice: Lattice, size: int) -> IntArray:
+    """The lattice label of the board's first corner, from where the cells alternate.
+
+    :raises GridNotFound: the checkered area is not a board of ``size`` squares.
+    """
+    h, _ = cv2.findHomography(lattice.labels.astype(np.float64), lattice.points, 0)
+    if h is None:
+        raise GridNotFound("degenerate X-corner lattice")
+    span = lattice.labels.max(axis=0)
+    if max(span) > size:
+        found = int(max(span))
+        raise GridNotFound(
+            f"the checkered grid is at least {found}x{found} squares, expected {size}x{size}"
+        )
+    margin = max(3, size - 1 - int(span.min()))
+    lo, hi = -margin, int(max(span)) + margin
+    colours = cell_colours(cfg, work, np.asarray(h, np.float64), lo, hi)  # rows: lattice y
+    n = hi - lo
+    parity = np.where((np.add.outer(np.arange(n), np.arange(n)) % 2) == 0, 1.0, -1.0)
+    # Cells certainly on the board: between detected corners.
+    rows_in = slice(margin, margin + int(span[1]))
+    cols_in = slice(margin, margin + int(span[0]))
+    centred = colours - colours[rows_in, cols_in].reshape(-1, 3).mean(axis=0)
+    signed = centred * parity[:, :, None]
+    col_contrast = np.linalg.norm(signed[rows_in].mean(axis=0), axis=1)
+    row_contrast = np.linalg.norm(signed[:, cols_in].mean(axis=1), axis=1)
+    best: tuple[float, int, int] | None = None
+    for start_x in _starts(int(span[0]), size, margin):
+        for start_y in _starts(int(span[1]), size, margin):
+            score = _extent_score(col_contrast, start_x, size) + _extent_score(
+                row_contrast, start_y, size
+            )
+            if best is None or score > best[0]:
+                best = (score, start_x, start_y)
+    if best is None:
+        raise GridNotFound(f"the checkered grid does not fit a {size}x{size} board")
+    _, start_x, start_y = best
+    strength = max(float(col_contrast[cols_in].mean()), 1e-6)
+    limit = 2 * cfg.checker_min_contrast * strength
+    for contrast, start in ((col_contrast, start_x), (row_contrast, start_y)):
+        run = _checkered_run(contrast, start, size, limit)
+        if run >= size + 2:
+            raise GridNotFound(
+                f"the checkered grid is about {run} squares wide, expected {size}x{size}"
+            )
+    return np.array([start_x - margin, start_y - margin], dtype=np.int64)
+
+
+def _starts(span: int, n_sq: int, margin: int) -> range:
+    """Cell index (in the margin-offset array) where a board of n_sq cells may start so
+    that every detected corner (labels 0..span) lies on it, its edge included."""
+    return range(max(margin + span - n_sq, 0), margin + 1)
+
+
+def _extent_score(contrast: FloatArray, start: int, n_sq: int) -> float:
+    """Checker contrast inside the board's run minus that of the two cells beyond it."""
+    inside = float(contrast[start : start + n_sq].sum())
+    outside = sum(float(contrast[i]) for i in (start - 1, start + n_sq) if 0 <= i < len(contrast))
+    return inside - 2.0 * outside
+
+
+def _checkered_run(contrast: FloatArray, start: int, n_sq: int, limit: float) -> int:
+    """Cells in the checkered run through the chosen board along one axis."""
+    run = n_sq
+    i = start - 1
+    while i >= 0 and contrast[i] > limit:
+        run, i = run + 1, i - 1
+    i = start + n_sq
+    while i < len(contrast) and contrast[i] > limit:
+        run, i = run + 1, i + 1
+    return run
+
+
+def refine_corners(
+    cfg: GridSettings, gray: Image, points_px: FloatArray, scale: float
+) -> FloatArray:
+    """Sub-pixel X-corner positions in the full frame (``cv2.cornerSubPix``)."""
+    if len(points_px) == 0:
+        return points_px
+    window = max(2, round(cfg.subpix_window_px / scale))
+    pts = points_px.astype(np.float32).reshape(-1, 1, 2)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.03)
+    refined = cv2.cornerSubPix(gray, pts, (window, window), (-1, -1), criteria)
+    out = np.asarray(refined, np.float64).reshape(-1, 2)
+    # A corner that wandered off (hidden by a piece) keeps its coarse position.
+    moved = np.hypot(*(out - points_px).T) > window
+    out[moved] = points_px[moved]
+    return out
