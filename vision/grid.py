@@ -386,3 +386,35 @@ def refine_corners(
     moved = np.hypot(*(out - points_px).T) > window
     out[moved] = points_px[moved]
     return out
+
+
+def snap_to_x_corners(
+    gray: Image, board_to_image: FloatArray, size: int, settings: GridSettings | None = None
+) -> GridMatch | None:
+    """The board's inner X-corners found near where a rough fit (markers) puts them.
+
+    Marker corners lie outside the grid, so small errors in them grow towards the board's
+    far side; the X-corners are on the grid itself. Each predicted corner is refined with
+    ``cv2.cornerSubPix`` and kept when it stayed close and passes the ring test. None when
+    fewer than ``min_lattice_corners`` pass (a board covered by hands, or not checkered).
+    """
+    cfg = settings or GridSettings()
+    inner = np.arange(1, size, dtype=np.float64)
+    labels = np.stack(np.meshgrid(inner, inner), axis=-1).reshape(-1, 2)
+    predicted = _project(board_to_image, labels)
+    half_x = np.array([0.5, 0.0])
+    side = np.hypot(
+        *(_project(board_to_image, labels + half_x) - _project(board_to_image, labels - half_x)).T
+    )
+    median_side = float(np.median(side))
+    window = max(2, round(0.08 * median_side))
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.03)
+    refined = cv2.cornerSubPix(
+        gray, predicted.astype(np.float32).reshape(-1, 1, 2), (window, window), (-1, -1), criteria
+    )
+    points = np.asarray(refined, np.float64).reshape(-1, 2)
+    score = ring_score(gray, points, max(2.0, 0.25 * median_side))
+    keep = (np.hypot(*(points - predicted).T) < 0.15 * side) & (score > cfg.grow_min_xscore)
+    if keep.sum() < cfg.min_lattice_corners:
+        return None
+    return GridMatch(size, labels[keep], points[keep])

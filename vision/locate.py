@@ -1,9 +1,9 @@
 """Board localisation: from a camera frame to a homography onto the board plane.
 
 Two ways, both kept. With ArUco markers at the board corners (:mod:`vision.board_spec`)
-the fit is exact and cheap. Without markers, OpenCV's sector-based chessboard detector
-(``findChessboardCornersSB``) finds the inner corners of the N x N pattern; it tolerates
-some occlusion and returns sub-pixel corners whose fit residual is the quality figure.
+the fit is exact and cheap. Without markers, the X-corners where four squares meet are
+grown into a lattice (:mod:`vision.grid`); pieces hide some, and the residual of the fit
+to the sub-pixel corners is the quality figure.
 Failure is a :class:`BoardNotFound` value, never an exception, so the live loop goes on.
 """
 
@@ -17,17 +17,12 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.board_spec import MARKER_SIZE_MM, MarkerBoardSpec
-from vision.grid import GridNotFound, GridSettings, find_grid
+from vision.grid import GridNotFound, GridSettings, find_grid, snap_to_x_corners
 
 log = logging.getLogger(__name__)
 
 FloatArray = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]
-
-#: Longest image side the markerless detector works on (speed; corners are scaled back).
-DETECT_MAX_SIDE = 640
-#: A markerless grid whose cells alternate less than this is not a board (noise, tiles).
-MIN_CHECKER_CONTRAST = 0.35
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +109,8 @@ def to_gray(frame: Image) -> Image:
 
 
 def locate_by_markers(frame: Image, size: int, spec: MarkerBoardSpec) -> LocateResult:
-    """Homography from the ArUco markers of ``spec`` (all 16 marker corners when all four
-    ids are seen).
+    """Homography from the ArUco markers of ``spec`` (three or four of its ids), refined
+    on the grid's X-corners.
 
     A board carrying four markers of the dictionary with other ids (a foreign layout) is
     still located: the markers are ordered around their centre and each one's corner
@@ -124,17 +119,21 @@ def locate_by_markers(frame: Image, size: int, spec: MarkerBoardSpec) -> LocateR
     detector = cv2.aruco.ArucoDetector(
         cv2.aruco.getPredefinedDictionary(spec.dictionary), cv2.aruco.DetectorParameters()
     )
-    marker_corners, ids, _ = detector.detectMarkers(to_gray(frame))
+    gray = to_gray(frame)
+    marker_corners, ids, _ = detector.detectMarkers(gray)
     if ids is None:
         return BoardNotFound("no ArUco marker seen")
     found = {
         int(i): c.reshape(4, 2).astype(np.float64)
         for i, c in zip(ids.ravel(), marker_corners, strict=True)
     }
-    if all(i in found for i in spec.ids):
-        return _fit_own_markers(found, size, spec)
+    if sum(i in found for i in spec.ids) >= 3:
+        return _fit_own_markers(gray, found, size, spec)
     if len(found) != 4:
-        return BoardNotFound(f"{len(found)} ArUco markers seen ({sorted(found)}), need 4")
+        return BoardNotFound(
+            f"{len(found)} ArUco markers seen ({sorted(found)}): need 3 of ids"
+            f" {list(spec.ids)} or 4 of another layout"
+        )
     centres = np.array([c.mean(axis=0) for c in found.values()])
     middle = centres.mean(axis=0)
     inner = np.array([c[np.argmin(np.linalg.norm(c - middle, axis=1))] for c in found.values()])
@@ -142,22 +141,30 @@ def locate_by_markers(frame: Image, size: int, spec: MarkerBoardSpec) -> LocateR
 
 
 def _fit_own_markers(
-    found: dict[int, FloatArray], size: int, spec: MarkerBoardSpec
+    gray: Image, found: dict[int, FloatArray], size: int, spec: MarkerBoardSpec
 ) -> LocateResult:
-    """Fit all 16 marker corners, after measuring the square size from the markers.
+    """Fit the corners of the layout's markers seen (three or four), after measuring the
+    square size from them, then snap onto the grid's own X-corners.
 
     The printed layout is in millimetres and the board's square size is unknown, so a
-    first fit maps the markers' corners nearest the grid onto the grid corners; the
-    markers' side in that plane gives the square size, and the exact layout follows.
+    first fit maps the markers' corners nearest the grid onto the grid corners (an affine
+    map when only three markers show: a hand or a piece hides the fourth); the markers'
+    side in that plane gives the square size, and the exact layout follows. Last, the
+    grid's X-corners near that fit replace the markers where enough are seen.
     """
-    quads = [found[i] for i in spec.ids]
-    nearest = np.array([q[k] for q, k in zip(quads, (2, 3, 0, 1), strict=True)])
-    rough = _location(_grid_corners(size), nearest, size, "aruco")
-    if isinstance(rough, BoardNotFound):
-        return rough
+    seen = [(i, k) for i, k in zip(spec.ids, (2, 3, 0, 1), strict=True) if i in found]
+    quads = [found[i] for i, _ in seen]
+    nearest = np.array([found[i][k] for i, k in seen])
+    grid = _grid_corners(size)[[spec.ids.index(i) for i, _ in seen]]
+    if len(seen) == 4:
+        rough, _ = cv2.findHomography(nearest, grid, 0)
+    else:
+        affine = cv2.getAffineTransform(nearest.astype(np.float32), grid.astype(np.float32))
+        rough = np.vstack([affine, [0.0, 0.0, 1.0]])
+    if rough is None or abs(np.linalg.det(rough)) < 1e-12:
+        return BoardNotFound("aruco: degenerate marker layout")
     plane = [
-        np.asarray(cv2.perspectiveTransform(q.reshape(-1, 1, 2), rough.homography), np.float64)
-        for q in quads
+        np.asarray(cv2.perspectiveTransform(q.reshape(-1, 1, 2), rough), np.float64) for q in quads
     ]
     side = float(
         np.mean([np.linalg.norm(np.diff(p.reshape(4, 2), axis=0), axis=1).mean() for p in plane])
@@ -165,8 +172,14 @@ def _fit_own_markers(
     shrink = size / (size + 2 * spec.gap)  # the rough grid spans the markers' gap too
     square_mm = MARKER_SIZE_MM * shrink / side
     layout = spec.scaled(square_mm).marker_corners(size)
-    board = np.concatenate([layout[i] for i in spec.ids])
-    return _location(board, np.concatenate(quads), size, "aruco")
+    board = np.concatenate([layout[i] for i, _ in seen])
+    fitted = _location(board, np.concatenate(quads), size, "aruco")
+    if isinstance(fitted, BoardNotFound):
+        return fitted
+    snapped = snap_to_x_corners(gray, np.asarray(np.linalg.inv(fitted.homography)), size)
+    if snapped is None:
+        return fitted
+    return _location(snapped.board, snapped.image, size, "aruco")
 
 
 def locate_markerless(
@@ -190,93 +203,6 @@ def locate_markerless(
     if not cv2.isContourConvex(location.corners_px.astype(np.float32)):
         return BoardNotFound("checkered grid: the fitted board is not convex")
     return _normalise_origin(location, match.board, match.image)
-
-
-def locate_chessboard_sb(frame: Image, size: int) -> LocateResult:
-    """The earlier markerless path: OpenCV's sector-based chessboard detector
-    (``findChessboardCornersSB``) plus the N x N window with the strongest checker contrast.
-    Kept for comparison in ``bench.vision``; about 0.4 s a frame."""
-    gray = to_gray(frame)
-    scale = min(1.0, DETECT_MAX_SIDE / max(gray.shape))
-    small: Image = np.asarray(
-        cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8
-    )
-    flags = (
-        cv2.CALIB_CB_EXHAUSTIVE
-        | cv2.CALIB_CB_ACCURACY
-        | cv2.CALIB_CB_NORMALIZE_IMAGE
-        | cv2.CALIB_CB_LARGER
-    )
-    cv2.setRNGSeed(0)  # the detector samples at random: same frame, same answer
-    ok, corners, meta = cv2.findChessboardCornersSBWithMeta(small, (3, 3), flags=flags)
-    if not ok or corners is None or meta is None:
-        return BoardNotFound(f"no {size}x{size} checkered grid found")
-    image = np.asarray(corners, np.float64).reshape(-1, 2)
-    fit = _fit_lattice(image, *meta.shape[:2])
-    if fit is None:
-        return BoardNotFound("checkered grid: degenerate corners")
-    h, lattice = fit
-    cols, rows = (lattice.max(axis=0) + 1).astype(int)
-    ox, oy, contrast = _best_window(small, np.asarray(h, np.float64), cols - 1, rows - 1, size)
-    if contrast < MIN_CHECKER_CONTRAST:
-        return BoardNotFound(f"checkered grid: cells barely alternate (contrast {contrast:.2f})")
-    board = lattice - [ox, oy]
-    location = _location(board, image / scale, size, "grid-sb")
-    if isinstance(location, BoardNotFound):
-        return location
-    if not cv2.isContourConvex(location.corners_px.astype(np.float32)):
-        return BoardNotFound("checkered grid: the fitted board is not convex")
-    return _normalise_origin(location, board, image / scale)
-
-
-def _fit_lattice(image: FloatArray, a: int, b: int) -> tuple[FloatArray, FloatArray] | None:
-    """Lattice coordinates (col, row) of row-major corners; the detector's meta shape does
-    not say which side is the row, so both readings are fitted and the better one kept."""
-    fits = []
-    for cols in {a, b}:
-        k = np.arange(len(image))
-        lattice = np.stack([k % cols, k // cols], axis=1).astype(np.float64)
-        h, _ = cv2.findHomography(image, lattice, 0)
-        if h is not None:
-            fitted = np.asarray(h, np.float64)
-            inverse = np.asarray(np.linalg.inv(fitted), np.float64)
-            fits.append((_rms_residual(inverse, lattice, image), fitted, lattice))
-    if not fits:
-        return None
-    _, h, lattice = min(fits, key=lambda f: f[0])
-    return h, lattice
-
-
-def _window_starts(span: int, size: int) -> range:
-    """Offsets o such that [o, o + size] and the detected [0, span] overlap best."""
-    low, high = sorted((0, span - size))
-    return range(low, high + 1)
-
-
-def _best_window(
-    gray: Image, h: FloatArray, span_x: int, span_y: int, size: int, px: int = 12
-) -> tuple[int, int, float]:
-    """The N x N window of the lattice with the strongest alternating (checker) contrast,
-    and that contrast in [0, 1] (1: every cell sits on its colour's side of the mean)."""
-    xs, ys = _window_starts(span_x, size), _window_starts(span_y, size)
-    x0, y0 = xs.start, ys.start
-    cells_x, cells_y = len(xs) + size - 1, len(ys) + size - 1
-    shift = np.array([[px, 0, -x0 * px], [0, px, -y0 * px], [0, 0, 1]], np.float64)
-    warped = cv2.warpPerspective(gray, shift @ h, (cells_x * px, cells_y * px))
-    inner = warped.reshape(cells_y, px, cells_x, px)[:, px // 4 : -px // 4, :, px // 4 : -px // 4]
-    means = inner.mean(axis=(1, 3))
-    sign = np.where((np.add.outer(np.arange(cells_y), np.arange(cells_x)) % 2) == 0, 1.0, -1.0)
-    signed = sign * (means - means.mean())
-    best = max(
-        (
-            (abs(float(signed[j : j + size, i : i + size].sum())), i, j)
-            for i in range(len(xs))
-            for j in range(len(ys))
-        ),
-    )
-    window = means[best[2] : best[2] + size, best[1] : best[1] + size]
-    spread = float(np.abs(window - window.mean()).sum())
-    return best[1] + x0, best[2] + y0, best[0] / spread if spread > 0 else 0.0
 
 
 def _normalise_origin(location: BoardLocation, grid: FloatArray, image: FloatArray) -> LocateResult:
