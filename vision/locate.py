@@ -80,7 +80,7 @@ def _rms_residual(h_inv: FloatArray, board: FloatArray, image: FloatArray) -> fl
     return float(np.sqrt(np.mean(np.sum((projected - image) ** 2, axis=1))))
 
 
-def _location(board: FloatArray, image: FloatArray, size: int, method: str) -> LocateResult:
+def fit_points(board: FloatArray, image: FloatArray, size: int, method: str) -> LocateResult:
     """Fit the homography image -> board from matched points and package it."""
     h, _ = cv2.findHomography(image, board, 0)
     if h is None or abs(np.linalg.det(h)) < 1e-12:
@@ -98,7 +98,7 @@ def _location(board: FloatArray, image: FloatArray, size: int, method: str) -> L
 
 def location_from_corners(corners_px: FloatArray, size: int, method: str) -> BoardLocation:
     """The location whose grid corners, in board-plane order, are ``corners_px``."""
-    found = _location(_grid_corners(size), corners_px, size, method)
+    found = fit_points(_grid_corners(size), corners_px, size, method)
     if isinstance(found, BoardNotFound):
         raise ValueError(f"degenerate board corners {corners_px.tolist()}")
     return found
@@ -137,7 +137,7 @@ def locate_by_markers(frame: Image, size: int, spec: MarkerBoardSpec) -> LocateR
     centres = np.array([c.mean(axis=0) for c in found.values()])
     middle = centres.mean(axis=0)
     inner = np.array([c[np.argmin(np.linalg.norm(c - middle, axis=1))] for c in found.values()])
-    return _location(_grid_corners(size), order_clockwise_from_top_left(inner), size, "aruco-quad")
+    return fit_points(_grid_corners(size), order_clockwise_from_top_left(inner), size, "aruco-quad")
 
 
 def _fit_own_markers(
@@ -173,13 +173,13 @@ def _fit_own_markers(
     square_mm = MARKER_SIZE_MM * shrink / side
     layout = spec.scaled(square_mm).marker_corners(size)
     board = np.concatenate([layout[i] for i, _ in seen])
-    fitted = _location(board, np.concatenate(quads), size, "aruco")
+    fitted = fit_points(board, np.concatenate(quads), size, "aruco")
     if isinstance(fitted, BoardNotFound):
         return fitted
     snapped = snap_to_x_corners(gray, np.asarray(np.linalg.inv(fitted.homography)), size)
     if snapped is None:
         return fitted
-    return _location(snapped.board, snapped.image, size, "aruco")
+    return fit_points(snapped.board, snapped.image, size, "aruco")
 
 
 def locate_markerless(
@@ -197,7 +197,7 @@ def locate_markerless(
         match = find_grid(frame, size, settings)
     except GridNotFound as error:
         return BoardNotFound(str(error))
-    location = _location(match.board, match.image, size, "grid")
+    location = fit_points(match.board, match.image, size, "grid")
     if isinstance(location, BoardNotFound):
         return location
     if not cv2.isContourConvex(location.corners_px.astype(np.float32)):
@@ -223,4 +223,4 @@ def _normalise_origin(location: BoardLocation, grid: FloatArray, image: FloatArr
     )
     board = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), np.linalg.inv(best))
     board = np.asarray(board, np.float64).reshape(-1, 2)
-    return _location(board, image, n, location.method)
+    return fit_points(board, image, n, location.method)
