@@ -55,9 +55,15 @@ class GridSettings:
     neighbour_tolerance: float = 0.3
     """Search radius, as a fraction of the local square side, when growing the lattice."""
     min_lattice_corners: int = 9
-    checker_min_contrast: float = 0.25
-    """A row or column of cells beyond the board counts as more board when its checker
-    contrast is more than twice this fraction of the board's own."""
+    board_min_contrast: float = 0.2
+    """Every row and column of the board alternates with at least this fraction of the
+    checker contrast between the detected corners (rows of pieces measure 0.3 and more,
+    a board's frame below 0.2)."""
+    beyond_min_contrast: float = 0.25
+    beyond_ratio: float = 0.7
+    """A line beyond the board that alternates more than ``beyond_min_contrast`` (same
+    measure) and ``beyond_ratio`` times the line before it means the checkered area is
+    bigger than the variant's board."""
     cell_sample_px: int = 12
     """Pixels per square of the small warp that measures cell colours."""
     subpix_window_px: int = 5
@@ -320,10 +326,12 @@ def board_extent(cfg: GridSettings, work: Image, lattice: Lattice, size: int) ->
     # Cells certainly on the board: between detected corners.
     rows_in = slice(margin, margin + int(span[1]))
     cols_in = slice(margin, margin + int(span[0]))
-    centred = colours - colours[rows_in, cols_in].reshape(-1, 3).mean(axis=0)
-    signed = centred * parity[:, :, None]
-    col_contrast = np.linalg.norm(signed[rows_in].mean(axis=0), axis=1)
-    row_contrast = np.linalg.norm(signed[:, cols_in].mean(axis=1), axis=1)
+    # Each line is centred on its own mean, so that a plain frame scores zero even over an
+    # odd number of cells.
+    down = colours[rows_in] - colours[rows_in].mean(axis=0)
+    across = colours[:, cols_in] - colours[:, cols_in].mean(axis=1, keepdims=True)
+    col_contrast = np.linalg.norm((down * parity[rows_in, :, None]).mean(axis=0), axis=1)
+    row_contrast = np.linalg.norm((across * parity[:, cols_in, None]).mean(axis=1), axis=1)
     best: tuple[float, int, int] | None = None
     for start_x in _starts(int(span[0]), size, margin):
         for start_y in _starts(int(span[1]), size, margin):
@@ -336,10 +344,15 @@ def board_extent(cfg: GridSettings, work: Image, lattice: Lattice, size: int) ->
         raise GridNotFound(f"the checkered grid does not fit a {size}x{size} board")
     _, start_x, start_y = best
     strength = max(float(col_contrast[cols_in].mean()), 1e-6)
-    limit = 2 * cfg.checker_min_contrast * strength
     for contrast, start in ((col_contrast, start_x), (row_contrast, start_y)):
-        run = _checkered_run(contrast, start, size, limit)
-        if run >= size + 2:
+        alternating = contrast[start : start + size] > cfg.board_min_contrast * strength
+        if not alternating.all():
+            raise GridNotFound(
+                f"only {int(alternating.sum())} of {size} lines of cells alternate:"
+                f" the checkered board is smaller than {size}x{size}"
+            )
+        run = _checkered_run(cfg, contrast / strength, start, size)
+        if run > size:
             raise GridNotFound(
                 f"the checkered grid is about {run} squares wide, expected {size}x{size}"
             )
@@ -359,14 +372,24 @@ def _extent_score(contrast: FloatArray, start: int, n_sq: int) -> float:
     return inside - 2.0 * outside
 
 
-def _checkered_run(contrast: FloatArray, start: int, n_sq: int, limit: float) -> int:
-    """Cells in the checkered run through the chosen board along one axis."""
+def _checkered_run(cfg: GridSettings, contrast: FloatArray, start: int, n_sq: int) -> int:
+    """Cells in the checkered run through the chosen board along one axis.
+
+    A line beyond the board continues the run when it alternates nearly as much as the
+    line before it: a row of pieces on a bigger board does (0.3 or more, like its
+    neighbours), printed letters or a logo on the frame do not, even where they score 0.5.
+    """
+
+    def continues(i: int, previous: int) -> bool:
+        floor = max(cfg.beyond_min_contrast, cfg.beyond_ratio * float(contrast[previous]))
+        return 0 <= i < len(contrast) and float(contrast[i]) > floor
+
     run = n_sq
     i = start - 1
-    while i >= 0 and contrast[i] > limit:
+    while continues(i, i + 1):
         run, i = run + 1, i - 1
     i = start + n_sq
-    while i < len(contrast) and contrast[i] > limit:
+    while continues(i, i - 1):
         run, i = run + 1, i + 1
     return run
 
