@@ -64,21 +64,6 @@ def test_aruco_finds_the_damas_board(shared_data: Path, name: str) -> None:
     assert checker_contrast(image, found) > 0.6
 
 
-def test_markerless_corners_on_labelled_chess_photos(shared_data: Path) -> None:
-    photos = sorted((shared_data / CHESS / "images").glob("*.jpg"))[:10]
-    assert len(photos) == 10
-    errors = []
-    for photo in photos:
-        image = cv2.imread(str(photo))
-        truth = labelled_corners(
-            shared_data / CHESS / "labels" / (photo.stem + ".txt"), image.shape[1], image.shape[0]
-        )
-        found = locate_markerless(image, 8)
-        located = isinstance(found, BoardLocation)
-        errors.append(corner_error_in_squares(found, truth) if located else 99.0)
-    assert sum(e < 0.35 for e in errors) >= 7, errors
-
-
 def test_blank_and_noise_frames_have_no_board() -> None:
     rng = np.random.default_rng(0)
     noise = rng.integers(0, 255, (480, 640, 3)).astype(np.uint8)

@@ -85,8 +85,11 @@ def shrink_to_grid(image: Image, location: BoardLocation, px: int = 40) -> Board
     itself when no grid is found inside or the found one alternates less.
     """
     n = location.size
-    side = n * px
-    to_top_down = np.diag([px, px, 1.0]) @ location.homography
+    pad = 1  # a square's margin all round, so that the grid's edge lines are whole
+    side = (n + 2 * pad) * px
+    to_top_down = (
+        np.array([[px, 0, pad * px], [0, px, pad * px], [0, 0, 1.0]]) @ location.homography
+    )
     top_down = np.asarray(cv2.warpPerspective(image, to_top_down, (side, side)), np.uint8)
     inner = locate_markerless(top_down, n)
     if isinstance(inner, BoardNotFound):

@@ -1,0 +1,157 @@
+"""The markerless lattice locator, the marker fit snapped onto X-corners, and tracking:
+against synth renders with ground truth and against the labelled real photos."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from rules import find_variant
+from rules.position import Position
+from vision.board_spec import MarkerBoardSpec
+from vision.locate import (
+    BoardLocation,
+    BoardNotFound,
+    locate_by_markers,
+    locate_markerless,
+    order_clockwise_from_top_left,
+)
+from vision.tracker import BoardTracker
+
+CHESS = Path("photos/chess-8x8-corners/corners_labeled")
+#: (variant, tilt degrees, board style, printed coordinates): 7x7, 8x8 and 10x10 boards
+#: with their start positions, overhead to 45 degrees.
+SCENES = (
+    ("russian", 0.0, "wood-light", False),
+    ("russian", 45.0, "green-buff", True),
+    ("international", 20.0, "wood-dark", True),
+    ("international", 40.0, "black-white", False),
+    ("lasca", 25.0, "paper", True),
+    ("lasca", 45.0, "yellow-blue", False),
+)
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Iterator[Any]:
+    render = pytest.importorskip("synth.render")
+    try:
+        with render.Renderer((1280, 960)) as r:
+            yield r
+    except Exception as error:  # no OpenGL context on this machine
+        pytest.skip(f"no OpenGL renderer: {error}")
+
+
+def _render(renderer: Any, index: int, *, markers: bool = False) -> tuple[np.ndarray, Any, int]:
+    from synth.scene import Style
+
+    name, tilt, board, coordinates = SCENES[index]
+    variant = find_variant(name)
+    style = Style(
+        seed=index,
+        variant=name,
+        board=board,
+        coordinates=coordinates,
+        markers=markers,
+        tilt_deg=tilt,
+        border_mm=32.0,
+        azimuth_deg=10.0 * index,
+        roll_deg=3.0 * index,
+    )
+    rendered = renderer.render(Position.initial(variant), style)
+    return rendered.image, np.array(rendered.truth["corners"], np.float64), variant.size
+
+
+def _error_in_squares(found: BoardLocation, truth: np.ndarray) -> float:
+    side = np.linalg.norm(truth[1] - truth[0]) / found.size
+    return float(np.abs(found.image_corners_clockwise() - truth).max() / side)
+
+
+@pytest.mark.parametrize("index", range(len(SCENES)))
+def test_lattice_finds_rendered_boards(renderer: Any, index: int) -> None:
+    image, truth, size = _render(renderer, index)
+    found = locate_markerless(image, size)
+    assert isinstance(found, BoardLocation), found
+    assert found.size == size and found.method == "grid"
+    assert _error_in_squares(found, truth) < 0.1
+
+
+@pytest.mark.parametrize("index", [0, 2, 4])
+def test_a_board_of_another_size_is_refused_with_the_size_seen(renderer: Any, index: int) -> None:
+    image, _, size = _render(renderer, index)
+    for other in {7, 8, 10} - {size}:
+        found = locate_markerless(image, other)
+        assert isinstance(found, BoardNotFound), (size, other)
+        assert f"{other}x{other}" in found.reason
+        if other < size:
+            assert "wide" in found.reason or "at least" in found.reason
+        else:
+            assert "smaller" in found.reason
+
+
+def test_markers_are_snapped_onto_the_grid(renderer: Any) -> None:
+    image, truth, size = _render(renderer, 1, markers=True)
+    found = locate_by_markers(image, size, MarkerBoardSpec())
+    assert isinstance(found, BoardLocation) and found.method == "aruco"
+    assert _error_in_squares(found, truth) < 0.03
+
+
+def test_three_markers_are_enough(renderer: Any) -> None:
+    image, truth, size = _render(renderer, 1, markers=True)
+    spec = MarkerBoardSpec()
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(spec.dictionary))
+    corners, ids, _ = detector.detectMarkers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    assert ids is not None and len(ids) == 4
+    hidden = image.copy()
+    quad = corners[list(ids.ravel()).index(spec.ids[2])].reshape(4, 2)
+    cv2.fillConvexPoly(hidden, quad.astype(np.int32), (40, 60, 90))  # a sleeve over it
+    found = locate_by_markers(hidden, size, spec)
+    assert isinstance(found, BoardLocation), found
+    assert _error_in_squares(found, truth) < 0.05
+
+
+def test_tracker_keeps_a_still_board_and_redetects_a_bumped_one(renderer: Any) -> None:
+    image, _, size = _render(renderer, 1)
+    tracker = BoardTracker(lambda frame: locate_markerless(frame, size))
+    first = tracker.update(image)
+    assert isinstance(first, BoardLocation)
+    assert tracker.update(image) is first
+    hand = image.copy()  # a hand over a corner of the board does not move the board
+    cv2.circle(hand, tuple(int(v) for v in first.corners_px[0]), 110, (120, 150, 205), -1)
+    assert tracker.update(hand) is first
+    assert tracker.redetections == 1
+    bumped = np.roll(image, 25, axis=1)
+    moved = tracker.update(bumped)
+    assert tracker.redetections == 2
+    assert isinstance(moved, BoardLocation)
+    assert np.abs(moved.corners_px - first.corners_px - [25, 0]).max() < 1.0
+    blank = np.zeros_like(image)
+    assert isinstance(tracker.update(blank), BoardNotFound)
+    assert tracker.update(bumped) is moved  # the reference survived the bad frame
+
+
+def test_lattice_on_labelled_chess_photos(shared_data: Path) -> None:
+    """Every 8th of the 171 labelled photos: pieces on, phone angles, printed coordinates."""
+    photos = sorted((shared_data / CHESS).glob("*/images/*.jpg"))[::8]
+    assert len(photos) >= 20
+    errors = []
+    for photo in photos:
+        image = cv2.imread(str(photo))
+        label = photo.parent.parent / "labels" / (photo.stem + ".txt")
+        rows = [r.split() for r in label.read_text().splitlines() if r.strip()]
+        h, w = image.shape[:2]
+        truth = order_clockwise_from_top_left(
+            np.array([[float(r[1]) * w, float(r[2]) * h] for r in rows])
+        )
+        found = locate_markerless(image, 8)
+        if isinstance(found, BoardLocation):
+            side = np.linalg.norm(np.diff(np.vstack([truth, truth[:1]]), axis=0), axis=1).mean()
+            distances = np.linalg.norm(found.image_corners_clockwise() - truth, axis=1)
+            errors.append(float(distances.mean() / (side / 8)))
+    assert len(errors) >= 0.95 * len(photos)
+    assert float(np.median(errors)) < 0.1
+    assert max(errors) < 0.3
