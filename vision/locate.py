@@ -47,6 +47,17 @@ class BoardLocation:
         pts = board_points.reshape(-1, 1, 2).astype(np.float64)
         return np.asarray(cv2.perspectiveTransform(pts, inverse), np.float64).reshape(-1, 2)
 
+    def to_board(self, image_points: FloatArray) -> FloatArray:
+        """Image pixels (K, 2) to board-plane points (K, 2)."""
+        pts = image_points.reshape(-1, 1, 2).astype(np.float64)
+        return np.asarray(cv2.perspectiveTransform(pts, self.homography), np.float64).reshape(-1, 2)
+
+    def square_side_px(self) -> float:
+        """Mean side of a square in the image, in pixels (from the grid's perimeter)."""
+        c = self.corners_px
+        perimeter = np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1).sum()
+        return float(perimeter / (4 * self.size))
+
     def image_corners_clockwise(self) -> FloatArray:
         """``corners_px`` reordered as seen in the image: top-left first, clockwise."""
         return order_clockwise_from_top_left(self.corners_px)

@@ -110,7 +110,7 @@ class BoardTracker:
             return None
         moved = np.asarray(p1, np.float64).reshape(-1, 2)[ok]
         shift = np.hypot(*(moved - ref.half_points[ok]).T)
-        half_side = _square_side_px(ref.location) / 2
+        half_side = ref.location.square_side_px() / 2
         if np.median(shift) < cfg.still_squares * half_side:
             return ref.location
         fitted = fit_points(ref.board_points[ok], moved * 2, ref.location.size, "tracked")
@@ -135,8 +135,3 @@ class BoardTracker:
 
 def _half(gray: Image) -> Image:
     return np.asarray(cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
-
-
-def _square_side_px(location: BoardLocation) -> float:
-    c = location.corners_px
-    return float(np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1).sum() / (4 * location.size))

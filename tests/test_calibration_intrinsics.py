@@ -1,0 +1,119 @@
+"""ChArUco intrinsics recovered from views made through a known camera with a known lens
+distortion; undistortion straightens the board's lines; bad input is a clear error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.intrinsics import (
+    CHARUCO_SQUARE_M,
+    CHARUCO_SQUARES,
+    CameraIntrinsics,
+    calibrate_intrinsics,
+    charuco_board,
+    charuco_sheet,
+)
+from vision.camera import Intrinsics, Undistorter
+
+SIZE = (640, 480)
+K_TRUE = np.array([[520.0, 0, 322], [0, 520.0, 236], [0, 0, 1]])
+DISTORTION = np.array([-0.22, 0.05, 0.0, 0.0, 0.0])
+POSES = (
+    ((0.35, 0.0, 0.0), (-0.12, -0.09, 0.32)),
+    ((0.0, 0.4, 0.1), (-0.13, -0.09, 0.34)),
+    ((-0.3, -0.25, 0.0), (-0.12, -0.08, 0.31)),
+    ((0.1, 0.1, 0.0), (-0.12, -0.09, 0.26)),
+    ((-0.1, 0.3, 0.3), (-0.13, -0.08, 0.33)),
+)
+
+
+def _view(sheet: np.ndarray, rvec: tuple[float, ...], tvec: tuple[float, ...]) -> np.ndarray:
+    """The sheet seen through K_TRUE and DISTORTION: every distorted pixel looks up the
+    pinhole pixel it came from."""
+    square_px = sheet.shape[1] / (CHARUCO_SQUARES[0] + 2)  # the sheet has a square of margin
+    to_metres = np.array([[1, 0, -square_px], [0, 1, -square_px], [0, 0, square_px]])
+    rotation, _ = cv2.Rodrigues(np.array(rvec))
+    h = (
+        K_TRUE
+        @ np.column_stack([rotation[:, 0], rotation[:, 1], tvec])
+        @ np.diag([CHARUCO_SQUARE_M, CHARUCO_SQUARE_M, 1.0])
+        @ to_metres
+    )
+    xs, ys = np.meshgrid(np.arange(SIZE[0], dtype=np.float32), np.arange(SIZE[1], dtype=np.float32))
+    pixels = np.stack([xs.ravel(), ys.ravel()], axis=1).reshape(-1, 1, 2)
+    ideal = cv2.undistortPoints(pixels, K_TRUE, DISTORTION, P=K_TRUE).reshape(SIZE[1], SIZE[0], 2)
+    sheet_xy = cv2.perspectiveTransform(
+        ideal.reshape(-1, 1, 2).astype(np.float64), np.linalg.inv(h)
+    )
+    maps = sheet_xy.reshape(SIZE[1], SIZE[0], 2).astype(np.float32)
+    return cv2.remap(sheet, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR, borderValue=255)
+
+
+@pytest.fixture(scope="module")
+def views() -> list[np.ndarray]:
+    sheet = charuco_sheet(dpi=200)
+    return [_view(sheet, r, t) for r, t in POSES]
+
+
+def test_charuco_views_give_focal_length_and_distortion(views: list[np.ndarray]) -> None:
+    camera = calibrate_intrinsics(views)
+    assert camera.fx == pytest.approx(520, rel=0.03)
+    assert camera.fy == pytest.approx(520, rel=0.03)
+    assert camera.cx == pytest.approx(322, abs=8) and camera.cy == pytest.approx(236, abs=8)
+    assert camera.distortion[0] == pytest.approx(-0.22, abs=0.05)
+    assert camera.rms_error_px is not None and camera.rms_error_px < 0.5
+    assert camera.views == len(POSES)
+
+
+def test_undistorted_views_fit_a_homography(views: list[np.ndarray]) -> None:
+    """Distortion bends the board's rows; after undistortion one homography fits them."""
+    board = charuco_board()
+    detector = cv2.aruco.CharucoDetector(board)
+    undistort = Undistorter(Intrinsics(K_TRUE, DISTORTION, SIZE))
+
+    def residual(image: np.ndarray) -> float:
+        corners, ids, _, _ = detector.detectBoard(image)
+        obj, img = board.matchImagePoints(corners, ids)
+        plane, seen = obj.reshape(-1, 3)[:, :2].astype(np.float64), img.reshape(-1, 2)
+        h, _ = cv2.findHomography(plane, seen, 0)
+        fitted = cv2.perspectiveTransform(plane.reshape(-1, 1, 2), h).reshape(-1, 2)
+        return float(np.sqrt(np.mean(np.sum((fitted - seen) ** 2, axis=1))))
+
+    view = views[3]
+    assert residual(view) > 1.0
+    assert residual(undistort(view)) < 0.5
+
+
+def test_intrinsics_round_trip_and_scale(tmp_path: Path) -> None:
+    camera = CameraIntrinsics(
+        fx=520, fy=520, cx=320, cy=240, distortion=(-0.2, 0.05), image_width=640, image_height=480
+    )
+    path = tmp_path / "intrinsics.json"
+    camera.save(path)
+    assert CameraIntrinsics.load(path) == camera
+    doubled = camera.intrinsics().for_size(1280, 960)
+    assert doubled.matrix[0, 0] == pytest.approx(1040) and doubled.matrix[1, 2] == 480
+    with pytest.raises(ValueError, match="aspect"):
+        camera.intrinsics().for_size(1280, 720)
+
+
+def test_bad_input_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="usable ChArUco views"):
+        calibrate_intrinsics([np.full((480, 640), 255, np.uint8)])
+    with pytest.raises(ValueError, match="one camera mode"):
+        calibrate_intrinsics([np.full((480, 640), 255, np.uint8), np.zeros((240, 320), np.uint8)])
+    wrong = tmp_path / "table.json"
+    wrong.write_text('{"variant": "russian"}')
+    with pytest.raises(ValueError, match=r"table\.json: not camera intrinsics"):
+        CameraIntrinsics.load(wrong)
+
+
+def test_the_printed_sheet_is_detected() -> None:
+    sheet = charuco_sheet(dpi=100)
+    _, ids, _, _ = cv2.aruco.CharucoDetector(charuco_board()).detectBoard(sheet)
+    cols, rows = CHARUCO_SQUARES
+    assert ids is not None and len(ids) == (cols - 1) * (rows - 1)

@@ -1,0 +1,87 @@
+"""The camera model where intrinsics are known: undistort frames, and the 3x4 projection
+of the located board (with height) that stack-top crops need.
+
+A homography only places points on the board's surface. With the camera matrix ``K`` the
+board's pose follows from the located grid (``cv2.solvePnP`` on its corners), so a point
+``h`` square sides above a square projects where the top of a stack that tall appears
+under a tilted camera (:func:`vision.rectify.square_crops` with ``camera=``). Lens
+distortion bends the grid's lines, which no homography fits; frames are undistorted
+first with maps computed once per frame size (``cv2.remap``: a few milliseconds).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.locate import BoardLocation, FloatArray, Image
+from vision.rectify import CameraModel
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Intrinsics:
+    """``matrix`` (3x3 K) and ``distortion`` (OpenCV's k1, k2, p1, p2[, k3...]) for frames of
+    ``size`` (width, height) pixels."""
+
+    matrix: FloatArray
+    distortion: FloatArray
+    size: tuple[int, int]
+
+    def for_size(self, width: int, height: int) -> Intrinsics:
+        """The same camera at another resolution of the same aspect (the sensor binned or
+        the frame scaled): K scales with the image, distortion does not change."""
+        if (width, height) == self.size:
+            return self
+        sx, sy = width / self.size[0], height / self.size[1]
+        if abs(sx - sy) > 0.01 * max(sx, sy):
+            raise ValueError(
+                f"frames of {width}x{height} do not match intrinsics calibrated at"
+                f" {self.size[0]}x{self.size[1]} (another aspect ratio)"
+            )
+        scaled = np.diag([sx, sy, 1.0]) @ self.matrix
+        return Intrinsics(np.asarray(scaled, np.float64), self.distortion, (width, height))
+
+
+@dataclass
+class Undistorter:
+    """Removes lens distortion from frames; the undistorted frames obey ``intrinsics.matrix``
+    with no distortion. Remap tables are built on the first frame of each size."""
+
+    intrinsics: Intrinsics
+    _maps: dict[tuple[int, int], tuple[Image, Image]] = field(default_factory=dict)
+
+    def __call__(self, frame: Image) -> Image:
+        if not np.any(self.intrinsics.distortion):
+            return frame
+        size = (frame.shape[1], frame.shape[0])
+        maps = self._maps.get(size)
+        if maps is None:
+            camera = self.intrinsics.for_size(*size)
+            first, second = cv2.initUndistortRectifyMap(
+                camera.matrix, camera.distortion, None, camera.matrix, size, cv2.CV_16SC2
+            )
+            maps = (np.asarray(first), np.asarray(second))
+            self._maps[size] = maps
+        return np.asarray(cv2.remap(frame, maps[0], maps[1], cv2.INTER_LINEAR), np.uint8)
+
+
+def camera_model(matrix: FloatArray, location: BoardLocation) -> CameraModel:
+    """The projection of the board plane with height (x, y, z square sides, z towards the
+    camera) for a board located in an undistorted frame taken with camera matrix ``matrix``.
+
+    The pose is solved from the grid's four corners (``SOLVEPNP_IPPE``, made for planar
+    targets). In the board plane x runs to the right and y down as the image shows it, so
+    the pose's own z axis points into the table; height is its negative.
+    """
+    n = float(location.size)
+    board = np.array([[0, 0, 0], [n, 0, 0], [n, n, 0], [0, n, 0]], np.float64)
+    ok, rvec, tvec = cv2.solvePnP(
+        board, location.corners_px.astype(np.float64), matrix, None, flags=cv2.SOLVEPNP_IPPE
+    )
+    if not ok:
+        raise ValueError("no camera pose fits the located board")
+    rotation, _ = cv2.Rodrigues(rvec)
+    axes = np.column_stack([rotation[:, 0], rotation[:, 1], -rotation[:, 2], tvec.ravel()])
+    return CameraModel(np.asarray(matrix @ axes, np.float64))
