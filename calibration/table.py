@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from calibration.intrinsics import CameraIntrinsics
 from rules.observation import Top
 from rules.position import Position
 from rules.variants import Variant
@@ -48,6 +49,9 @@ class TableCalibration(BaseModel):
     dark_lab: Lab
     spread: float = Field(gt=0)
     light_is_white: bool = True
+    intrinsics: CameraIntrinsics | None = Field(
+        default=None, description="camera intrinsics when measured (damcam calibrate intrinsics)"
+    )
 
     def registration(self) -> Registration:
         return Registration(turns=self.turns)

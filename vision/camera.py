@@ -67,6 +67,22 @@ class Undistorter:
         return np.asarray(cv2.remap(frame, maps[0], maps[1], cv2.INTER_LINEAR), np.uint8)
 
 
+def distort_points(intrinsics: Intrinsics, points: FloatArray) -> FloatArray:
+    """Pixels (K, 2) of an undistorted frame back to where the lens put them in the raw
+    frame (for reporting corners in the image the user gave)."""
+    homogeneous = (
+        np.hstack([points, np.ones((len(points), 1))]) @ np.linalg.inv(intrinsics.matrix).T
+    )
+    raw, _ = cv2.projectPoints(
+        homogeneous.reshape(-1, 1, 3),
+        np.zeros(3),
+        np.zeros(3),
+        intrinsics.matrix,
+        intrinsics.distortion,
+    )
+    return np.asarray(raw, np.float64).reshape(-1, 2)
+
+
 def camera_model(matrix: FloatArray, location: BoardLocation) -> CameraModel:
     """The projection of the board plane with height (x, y, z square sides, z towards the
     camera) for a board located in an undistorted frame taken with camera matrix ``matrix``.

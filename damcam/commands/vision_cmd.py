@@ -1,8 +1,10 @@
-"""Vision commands: ``damcam read``, ``damcam calibrate`` and ``damcam calibrate markers``."""
+"""Vision commands: ``damcam read``, ``damcam calibrate``, ``damcam calibrate markers`` and
+``damcam calibrate intrinsics``."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -11,10 +13,12 @@ import numpy as np
 import typer
 from rich.console import Console
 
+from calibration.intrinsics import CameraIntrinsics, calibrate_intrinsics, charuco_sheet
 from calibration.table import CalibrationError, TableCalibration, calibrate_start_position
 from rules import find_variant
 from rules.variants import Variant
 from vision.board_spec import MarkerBoardSpec
+from vision.camera import Undistorter, distort_points
 from vision.classifier import SquareClassifier
 from vision.locate import BoardNotFound, Image
 from vision.read import read_image
@@ -78,12 +82,15 @@ def read_command(
     if reader not in ("colours", "model"):
         raise _fail(f"unknown reader {reader!r}: use 'colours' or 'model'")
     frame = _first_frame(image)
+    raw_size = (frame.shape[1], frame.shape[0])
     table = None
     if calibration is not None:
         try:
             table = TableCalibration.load(calibration)
         except CalibrationError as exc:
             raise _fail(str(exc)) from None
+        if table.intrinsics is not None:
+            frame = _undistort(frame, table.intrinsics, calibration)
     # Colours are the default while they read better than the ONNX model (docs/models.md:
     # the model still confuses men and kings); a calibration's colour prototypes know which
     # colour is White at this table, so they take over when one is given.
@@ -105,6 +112,11 @@ def read_command(
             readings.append(result)
     if readings:
         best = max(readings, key=lambda r: r.checker_contrast)
+        if table is not None and table.intrinsics is not None:
+            # Corners are reported in the photo as given, not in its undistorted copy.
+            lens = table.intrinsics.intrinsics().for_size(*raw_size)
+            raw = distort_points(lens, np.array(best.corners_px, np.float64))
+            best = replace(best, corners_px=[[round(float(v), 1) for v in p] for p in raw])
         if as_json:
             typer.echo(json.dumps(best.as_json()))
         else:
@@ -116,7 +128,8 @@ def read_command(
 
 def calibrate_command(
     source: Annotated[
-        str, typer.Argument(help="Photo or video of the start position, or 'markers'.")
+        str,
+        typer.Argument(help="Photo or video of the start position, 'markers' or 'intrinsics'."),
     ],
     variant: Annotated[str, typer.Option("--variant", help="Variant being played.")] = "russian",
     out: Annotated[
@@ -130,28 +143,119 @@ def calibrate_command(
         float, typer.Option("--square-mm", help="Marker sheet: square side in mm.")
     ] = 40.0,
     dpi: Annotated[int, typer.Option("--dpi", help="Marker sheet: print resolution.")] = 150,
+    intrinsics: Annotated[
+        Path | None,
+        typer.Option(
+            "--intrinsics",
+            help="Table: intrinsics JSON (damcam calibrate intrinsics) to undistort with; "
+            "kept in the calibration.",
+            dir_okay=False,
+        ),
+    ] = None,
+    views: Annotated[
+        Path | None,
+        typer.Option("--views", help="Intrinsics: a folder of ChArUco photos, or a video."),
+    ] = None,
+    sheet: Annotated[
+        bool, typer.Option("--sheet", help="Intrinsics: write the ChArUco sheet to print.")
+    ] = False,
 ) -> None:
     """Calibrate a table from its start position and write the JSON;
-    ``damcam calibrate markers`` prints the marker sheet for the variant's board instead."""
+    ``damcam calibrate markers`` prints the marker sheet for the variant's board instead, and
+    ``damcam calibrate intrinsics --views VIEWS`` measures the camera from photos of
+    the ChArUco sheet (``--sheet`` prints it)."""
     if source == "markers":
         markers_command(out or Path("markers.png"), _variant(variant).geometry.size, square_mm, dpi)
+        return
+    if source == "intrinsics":
+        intrinsics_command(views, out, sheet, dpi)
         return
     path = Path(source)
     if not path.is_file():
         raise _fail(f"{path}: no such file")
     if white not in ("light", "dark"):
         raise _fail(f"--white must be light or dark, not {white!r}")
+    frame = _first_frame(path)
+    camera = None
+    if intrinsics is not None:
+        try:
+            camera = CameraIntrinsics.load(intrinsics)
+        except ValueError as exc:
+            raise _fail(str(exc)) from None
+        frame = _undistort(frame, camera, intrinsics)
     try:
         table = calibrate_start_position(
-            _first_frame(path), _variant(variant), light_is_white=white == "light", source=source
+            frame, _variant(variant), light_is_white=white == "light", source=source
         )
     except CalibrationError as exc:
         raise _fail(str(exc), code=1) from None
+    if camera is not None:
+        table = table.model_copy(update={"intrinsics": camera})
     out = out or Path("calibration.json")
     table.save(out)
     typer.echo(
         f"wrote {out} (board {table.size}x{table.size} by {table.method}, turns {table.turns})"
     )
+
+
+def intrinsics_command(views: Path | None, out: Path | None, sheet: bool, dpi: int) -> None:
+    """Write the ChArUco sheet, or the camera's intrinsics from photos of it."""
+    if sheet:
+        out = out or Path("charuco.png")
+        if not cv2.imwrite(str(out), charuco_sheet(dpi)):
+            raise _fail(f"cannot write {out}")
+        typer.echo(f"wrote {out} (ChArUco sheet at {dpi} dpi)")
+        return
+    if views is None:
+        raise _fail("calibrate intrinsics needs --views FOLDER_OR_VIDEO of ChArUco photos")
+    try:
+        camera = calibrate_intrinsics(_views(views))
+    except ValueError as exc:
+        raise _fail(f"{views}: {exc}", code=1) from None
+    out = out or Path("intrinsics.json")
+    camera.save(out)
+    typer.echo(
+        f"wrote {out} (fx {camera.fx:.1f} fy {camera.fy:.1f} px, k1 {camera.distortion[0]:+.3f},"
+        f" {camera.views} views, rms {camera.rms_error_px:.2f} px)"
+    )
+
+
+#: Frames taken from a calibration video: every n-th, so that the views differ.
+VIDEO_VIEW_STEP = 15
+
+
+def _views(path: Path) -> list[Image]:
+    """The images in a folder (sorted by name), or every ``VIDEO_VIEW_STEP``-th video frame."""
+    if path.is_dir():
+        images = []
+        for file in sorted(p for p in path.iterdir() if p.is_file()):
+            image = cv2.imread(str(file), cv2.IMREAD_COLOR)
+            if image is not None:
+                images.append(np.asarray(image, np.uint8))
+        if not images:
+            raise _fail(f"{path}: no readable images")
+        return images
+    capture = cv2.VideoCapture(str(path))
+    frames: list[Image] = []
+    index = 0
+    while True:
+        ok, frame = capture.read()
+        if not ok or frame is None:
+            break
+        if index % VIDEO_VIEW_STEP == 0:
+            frames.append(np.asarray(frame, np.uint8))
+        index += 1
+    capture.release()
+    if not frames:
+        raise _fail(f"{path}: not a folder of images or a readable video")
+    return frames
+
+
+def _undistort(frame: Image, camera: CameraIntrinsics, source: Path) -> Image:
+    try:
+        return Undistorter(camera.intrinsics())(frame)
+    except ValueError as exc:
+        raise _fail(f"{source}: {exc}") from None
 
 
 def markers_command(out: Path, size: int, square_mm: float, dpi: int) -> None:
