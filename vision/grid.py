@@ -32,6 +32,7 @@ Image = npt.NDArray[np.uint8]
 #: beyond the largest.
 BOARD_SIZES = (7, 8, 10)
 _RING_SAMPLES = 16
+HALF_STEP_X = np.array([0.5, 0.0])
 
 
 class GridNotFound(ValueError):
@@ -161,7 +162,7 @@ def best_lattice(cfg: GridSettings, points: FloatArray, xscore: FloatArray) -> L
     """The largest lattice grown from the strongest seeds, or None."""
     usable = xscore >= cfg.grow_min_xscore
     pts, scores = points[usable], xscore[usable]
-    best: Lattice | None = None
+    best: tuple[IntArray, npt.NDArray[np.intp]] | None = None
     taken = np.zeros(len(pts), dtype=bool)
     tried = 0
     for seed in np.argsort(-scores):
@@ -175,11 +176,65 @@ def best_lattice(cfg: GridSettings, points: FloatArray, xscore: FloatArray) -> L
             continue
         labels, members = found
         taken[members] = True
-        if best is None or len(members) > len(best.labels):
-            best = Lattice(labels=labels, points=pts[members])
-    if best is None or len(best.labels) < cfg.min_lattice_corners:
+        if best is None or len(members) > len(best[0]):
+            best = (labels, members)
+    if best is None or len(best[0]) < cfg.min_lattice_corners:
         return None
-    return best
+    labels, members = extend_across_gaps(cfg, pts, *best)
+    return Lattice(labels=labels, points=pts[members])
+
+
+def extend_across_gaps(
+    cfg: GridSettings, pts: FloatArray, labels: IntArray, members: npt.NDArray[np.intp]
+) -> tuple[IntArray, npt.NDArray[np.intp]]:
+    """Add the corners that growing step by step cannot reach: those beyond an arm laid
+    across the board. Every label within a board's reach of the lattice is predicted by its
+    homography and takes the nearest free candidate close enough; refitted until none is
+    added."""
+    max_span = max(BOARD_SIZES)
+    while True:
+        fitted, _ = cv2.findHomography(labels.astype(np.float64), pts[members], 0)
+        if fitted is None:
+            break
+        h = np.asarray(fitted, np.float64)
+        lo, hi = labels.min(axis=0), labels.max(axis=0)
+        xs = np.arange(hi[0] - max_span + 1, lo[0] + max_span)
+        ys = np.arange(hi[1] - max_span + 1, lo[1] + max_span)
+        window = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+        known = {(int(x), int(y)) for x, y in labels}
+        free = np.array([(int(x), int(y)) not in known for x, y in window])
+        candidates = window[free].astype(np.float64)
+        if len(candidates) == 0:
+            break
+        predicted = _project(h, candidates)
+        side = np.hypot(
+            *(_project(h, candidates + HALF_STEP_X) - _project(h, candidates - HALF_STEP_X)).T
+        )
+        distance = np.linalg.norm(predicted[:, None, :] - pts[None, :, :], axis=2)
+        distance[:, members] = np.inf
+        nearest = np.argmin(distance, axis=1)
+        close = distance[np.arange(len(candidates)), nearest] < cfg.neighbour_tolerance * side
+        # One candidate per label and one label per candidate.
+        chosen: dict[int, int] = {}
+        for k in np.flatnonzero(close):
+            if int(nearest[k]) not in chosen:
+                chosen[int(nearest[k])] = int(k)
+        found = {tuple(int(v) for v in candidates[k]): point for point, k in chosen.items()}
+        # A lone match is a stray saddle (a piece off the board, a letter); the corners
+        # beyond an arm come as rows, each next to another.
+        steps = ((1, 0), (-1, 0), (0, 1), (0, -1))
+        beside = known | found.keys()
+        found = {
+            label: point
+            for label, point in found.items()
+            if sum((label[0] + dx, label[1] + dy) in beside for dx, dy in steps) >= 2
+        }
+        if not found:
+            break
+        new_labels = np.array(list(found), dtype=np.int64)
+        labels = np.vstack([labels, new_labels])
+        members = np.concatenate([members, np.array(list(found.values()), dtype=np.intp)])
+    return labels - labels.min(axis=0), members
 
 
 def _seed_cell(
@@ -344,8 +399,15 @@ def board_extent(cfg: GridSettings, work: Image, lattice: Lattice, size: int) ->
         raise GridNotFound(f"the checkered grid does not fit a {size}x{size} board")
     _, start_x, start_y = best
     strength = max(float(col_contrast[cols_in].mean()), 1e-6)
-    for contrast, start in ((col_contrast, start_x), (row_contrast, start_y)):
-        alternating = contrast[start : start + size] > cfg.board_min_contrast * strength
+    for contrast, start, seen in (
+        (col_contrast, start_x, cols_in),
+        (row_contrast, start_y, rows_in),
+    ):
+        # Lines between detected X-corners are board even where a hand hides their colours.
+        lines = np.arange(start, start + size)
+        alternating = (contrast[start : start + size] > cfg.board_min_contrast * strength) | (
+            (lines >= seen.start) & (lines < seen.stop)
+        )
         if not alternating.all():
             raise GridNotFound(
                 f"only {int(alternating.sum())} of {size} lines of cells alternate:"
