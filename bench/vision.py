@@ -10,7 +10,9 @@ Prints JSON lines:
   and how many the markerless locator finds on its own;
 - ``vision.frame_ms``: milliseconds per 1280x960 frame, one thread, locate + rectify (top-down
   board and square crops): fresh markerless and fresh ArUco detection on synth renders and
-  on real photos scaled to 1280x960, and tracking (a still board, and a hand over it).
+  on real photos scaled to 1280x960, tracking (a still board, and a hand over it), and
+  undistorting a frame;
+- ``vision.synth_markerless``: the markerless locator on random synth renders with truth.
 
     python -m bench.vision [--data ../shared/data] [--quick]
 """
@@ -30,6 +32,7 @@ import numpy as np
 from rules import find_variant
 from rules.position import Position
 from vision.board_spec import MarkerBoardSpec
+from vision.camera import Intrinsics, Undistorter
 from vision.locate import (
     BoardLocation,
     FloatArray,
@@ -233,6 +236,56 @@ def real_frames_speed(data: Path, count: int) -> dict[str, object]:
     }
 
 
+def synth_markerless(count: int) -> dict[str, object]:
+    """The markerless locator on random synth styles (``Style.random``: 7x7/8x8/10x10,
+    tilt to 35 degrees, boards, light, noise, hands in 30 %, lens distortion in 35 %)."""
+    from synth.render import Renderer
+    from synth.scene import Style
+
+    names = ("russian", "international", "lasca", "italian", "english")
+    worst: list[float] = []
+    missed: dict[str, int] = {}
+    with_hands = hands_found = 0
+    with Renderer((1280, 960)) as renderer:
+        for seed in range(count):
+            variant = find_variant(names[seed % len(names)])
+            style = Style.random(seed, variant)
+            rendered = renderer.render(Position.initial(variant), style)
+            found = locate_markerless(rendered.image, variant.size)
+            with_hands += style.hand is not None
+            if isinstance(found, BoardLocation):
+                hands_found += style.hand is not None
+                worst.append(float(corner_errors(found, np.array(rendered.truth["corners"])).max()))
+            else:
+                reason = found.reason.split(":")[0]
+                missed[reason] = missed.get(reason, 0) + 1
+    median, p95 = _stats(worst)
+    return {
+        "bench": "vision.synth_markerless",
+        "renders": count,
+        "found_share": round(len(worst) / count, 3),
+        "with_hand": with_hands,
+        "with_hand_found": hands_found,
+        "worst_corner_error_squares_median": median,
+        "worst_corner_error_squares_p95": p95,
+        "not_found": missed,
+    }
+
+
+def undistort_speed(repeats: int) -> dict[str, object]:
+    """Undistorting a 1280x960 frame (when a calibration has intrinsics), one thread."""
+    matrix = np.array([[1000.0, 0, 640], [0, 1000.0, 480], [0, 0, 1]])
+    undistort = Undistorter(Intrinsics(matrix, np.array([-0.2, 0.05, 0, 0, 0]), (1280, 960)))
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    return {
+        "bench": "vision.frame_ms",
+        "frame": "1280x960",
+        "step": "undistort (cv2.remap, maps cached)",
+        "threads": 1,
+        "ms": per_frame_ms(lambda: undistort(frame), repeats),
+    }
+
+
 def synthetic_frame(fen: str, markers: bool) -> Image:
     from synth.render import render_position
     from synth.scene import Style
@@ -257,6 +310,8 @@ def main() -> None:
     )
     for name, image, markers in frames:
         print(json.dumps(frame_speed(name, image, markers, repeats)), flush=True)
+    print(json.dumps(undistort_speed(repeats)), flush=True)
+    print(json.dumps(synth_markerless(10 if args.quick else 60)), flush=True)
     if not (args.data / CHESS).is_dir():
         print(json.dumps({"bench": "vision", "skipped": f"no photos under {args.data}"}))
         return
