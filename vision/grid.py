@@ -32,7 +32,6 @@ Image = npt.NDArray[np.uint8]
 #: beyond the largest.
 BOARD_SIZES = (7, 8, 10)
 _RING_SAMPLES = 16
-HALF_STEP_X = np.array([0.5, 0.0])
 
 
 class GridNotFound(ValueError):
@@ -207,9 +206,7 @@ def extend_across_gaps(
         if len(candidates) == 0:
             break
         predicted = _project(h, candidates)
-        side = np.hypot(
-            *(_project(h, candidates + HALF_STEP_X) - _project(h, candidates - HALF_STEP_X)).T
-        )
+        side = _local_side(h, candidates)
         distance = np.linalg.norm(predicted[:, None, :] - pts[None, :, :], axis=2)
         distance[:, members] = np.inf
         nearest = np.argmin(distance, axis=1)
@@ -268,6 +265,16 @@ def _project(h: FloatArray, points: npt.ArrayLike) -> FloatArray:
     return np.asarray(out, np.float64).reshape(-1, 2)
 
 
+def _local_side(h: FloatArray, labels: FloatArray) -> FloatArray:
+    """The image length (K,) of a square's shorter side at each lattice label, under the
+    lattice -> image homography ``h``."""
+    sides = [
+        np.hypot(*(_project(h, labels + step) - _project(h, labels - step)).T)
+        for step in (np.array([0.5, 0.0]), np.array([0.0, 0.5]))
+    ]
+    return np.asarray(np.minimum(*sides), np.float64)
+
+
 def grow_lattice(
     cfg: GridSettings, pts: FloatArray, seed: int
 ) -> tuple[IntArray, npt.NDArray[np.intp]] | None:
@@ -303,11 +310,7 @@ def grow_lattice(
             break
         grid = np.array(frontier, dtype=np.float64)
         predicted = _project(h, grid)
-        half_x, half_y = np.array([0.5, 0.0]), np.array([0.0, 0.5])
-        step = np.minimum(
-            np.hypot(*(_project(h, grid + half_x) - _project(h, grid - half_x)).T),
-            np.hypot(*(_project(h, grid + half_y) - _project(h, grid - half_y)).T),
-        )
+        step = _local_side(h, grid)
         used = set(known.values())
         added = 0
         for label, pos, side in zip(frontier, predicted, step, strict=True):
@@ -487,10 +490,7 @@ def snap_to_x_corners(
     inner = np.arange(1, size, dtype=np.float64)
     labels = np.stack(np.meshgrid(inner, inner), axis=-1).reshape(-1, 2)
     predicted = _project(board_to_image, labels)
-    half_x = np.array([0.5, 0.0])
-    side = np.hypot(
-        *(_project(board_to_image, labels + half_x) - _project(board_to_image, labels - half_x)).T
-    )
+    side = _local_side(board_to_image, labels)
     median_side = float(np.median(side))
     window = max(2, round(0.08 * median_side))
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.03)
