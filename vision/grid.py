@@ -492,14 +492,17 @@ def snap_to_x_corners(
     predicted = _project(board_to_image, labels)
     side = _local_side(board_to_image, labels)
     median_side = float(np.median(side))
-    window = max(2, round(0.08 * median_side))
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.03)
-    refined = cv2.cornerSubPix(
-        gray, predicted.astype(np.float32).reshape(-1, 1, 2), (window, window), (-1, -1), criteria
-    )
-    points = np.asarray(refined, np.float64).reshape(-1, 2)
-    score = ring_score(gray, points, max(2.0, 0.25 * median_side))
-    keep = (np.hypot(*(points - predicted).T) < 0.15 * side) & (score > cfg.grow_min_xscore)
+    found = predicted
+    # A wide window first pulls in corners up to a third of a square away; the narrow one
+    # then keeps the pieces' rims out of the final position.
+    for fraction in (0.25, 0.08):
+        window = max(2, round(fraction * median_side))
+        start = found.astype(np.float32).reshape(-1, 1, 2)
+        refined = cv2.cornerSubPix(gray, start, (window, window), (-1, -1), criteria)
+        found = np.asarray(refined, np.float64).reshape(-1, 2)
+    score = ring_score(gray, found, max(2.0, 0.25 * median_side))
+    keep = (np.hypot(*(found - predicted).T) < 0.35 * side) & (score > cfg.grow_min_xscore)
     if keep.sum() < cfg.min_lattice_corners:
         return None
-    return GridMatch(size, labels[keep], points[keep])
+    return GridMatch(size, labels[keep], found[keep])

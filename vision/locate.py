@@ -187,10 +187,18 @@ def _fit_own_markers(
     fitted = fit_points(board, np.concatenate(quads), size, "aruco")
     if isinstance(fitted, BoardNotFound):
         return fitted
-    snapped = snap_to_x_corners(gray, np.asarray(np.linalg.inv(fitted.homography)), size)
+    return snap_location(gray, fitted)
+
+
+def snap_location(frame: Image, location: BoardLocation) -> BoardLocation:
+    """``location`` refitted on the grid's inner X-corners found near where it puts them
+    (:func:`vision.grid.snap_to_x_corners`); unchanged when too few are seen."""
+    inverse = np.asarray(np.linalg.inv(location.homography), np.float64)
+    snapped = snap_to_x_corners(to_gray(frame), inverse, location.size)
     if snapped is None:
-        return fitted
-    return fit_points(snapped.board, snapped.image, size, "aruco")
+        return location
+    refitted = fit_points(snapped.board, snapped.image, location.size, location.method)
+    return refitted if isinstance(refitted, BoardLocation) else location
 
 
 def locate_markerless(

@@ -20,6 +20,7 @@ from vision.locate import (
     Image,
     locate_markerless,
     location_from_corners,
+    snap_location,
 )
 from vision.prototype import EMPTY_CONTRAST, centre_colours, ring_colours
 from vision.rectify import warp_board, white_view_to_image
@@ -81,8 +82,9 @@ def shrink_to_grid(image: Image, location: BoardLocation, px: int = 40) -> Board
 
     Such markers sit some way outside the grid, beyond a frame of unknown width. The quad
     is warped top-down, where the checkered grid is nearly fronto-parallel and the
-    markerless detector is reliable, and the two fits are composed. Keeps the quad
-    itself when no grid is found inside or the found one alternates less.
+    markerless detector is reliable, the two fits are composed, and the result is snapped
+    onto the grid's X-corners in the full frame (the top-down warp is coarse). Keeps the quad
+    itself when no grid is found inside or the found one alternates clearly less.
     """
     n = location.size
     pad = 1  # a square's margin all round, so that the grid's edge lines are whole
@@ -97,6 +99,10 @@ def shrink_to_grid(image: Image, location: BoardLocation, px: int = 40) -> Board
     corners = cv2.perspectiveTransform(
         inner.corners_px.reshape(-1, 1, 2), np.linalg.inv(to_top_down)
     ).reshape(4, 2)
-    refined = location_from_corners(np.asarray(corners, np.float64), n, location.method)
-    better = checker_contrast(image, refined) > checker_contrast(image, location)
-    return refined if better else location
+    refined = snap_location(
+        image, location_from_corners(np.asarray(corners, np.float64), n, location.method)
+    )
+    # The quad is not the grid (a frame lies between), so the grid found inside it wins
+    # unless it alternates clearly less.
+    good = checker_contrast(image, refined) > 0.9 * checker_contrast(image, location)
+    return refined if good else location
