@@ -155,3 +155,31 @@ def test_lattice_on_labelled_chess_photos(shared_data: Path) -> None:
     assert len(errors) >= 0.95 * len(photos)
     assert float(np.median(errors)) < 0.1
     assert max(errors) < 0.3
+
+
+@pytest.mark.parametrize("seed", [20, 25])
+def test_lattice_reaches_across_an_arm(renderer: Any, seed: int) -> None:
+    """A forearm laid across the board splits the lattice; the far side is still fitted."""
+    from synth.scene import Style
+
+    style = Style.random(seed, "russian")
+    assert style.hand is not None
+    rendered = renderer.render(Position.initial(find_variant("russian")), style)
+    found = locate_markerless(rendered.image, 8)
+    assert isinstance(found, BoardLocation), found
+    assert _error_in_squares(found, np.array(rendered.truth["corners"])) < 0.1
+
+
+def test_markers_and_lattice_agree_on_the_damas_photos(shared_data: Path) -> None:
+    """Two independent locators, one grid: foreign ArUco quads snapped onto X-corners, and
+    the markerless lattice, within a twentieth of a square on every corner."""
+    from tests.test_vision import DAMAS, DAMAS_WITH_MARKERS
+    from vision.observe import locate
+
+    spec = MarkerBoardSpec(dictionary=cv2.aruco.DICT_ARUCO_ORIGINAL)
+    for name in DAMAS_WITH_MARKERS:
+        image = cv2.imread(str(shared_data / DAMAS / name))
+        by_markers, by_grid = locate(image, 8, spec), locate_markerless(image, 8)
+        assert isinstance(by_markers, BoardLocation) and isinstance(by_grid, BoardLocation)
+        corners = by_markers.image_corners_clockwise()
+        assert _error_in_squares(by_grid, corners) < 0.05, name
