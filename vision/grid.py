@@ -102,7 +102,7 @@ def find_grid(frame: Image, size: int, settings: GridSettings | None = None) -> 
         work = np.asarray(cv2.cvtColor(work, cv2.COLOR_GRAY2BGR), np.uint8)
     gray = np.asarray(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), np.uint8)
     points, xscore = x_corner_candidates(cfg, gray)
-    lattice = best_lattice(cfg, points, xscore)
+    lattice = best_lattice(cfg, points, xscore, size)
     if lattice is None:
         raise GridNotFound("no checkered grid (too few X-corners in a lattice)")
     origin = board_extent(cfg, work, lattice, size)
@@ -157,8 +157,11 @@ def ring_score(gray: Image, points: FloatArray, radius: float) -> FloatArray:
     return np.asarray((sum_response - diff_response) / (contrast * 2 * q), np.float64)
 
 
-def best_lattice(cfg: GridSettings, points: FloatArray, xscore: FloatArray) -> Lattice | None:
-    """The largest lattice grown from the strongest seeds, or None."""
+def best_lattice(
+    cfg: GridSettings, points: FloatArray, xscore: FloatArray, size: int = max(BOARD_SIZES)
+) -> Lattice | None:
+    """The largest lattice grown from the strongest seeds, or None. Stops early once one
+    holds every inner corner of a ``size`` board."""
     usable = xscore >= cfg.grow_min_xscore
     pts, scores = points[usable], xscore[usable]
     best: tuple[IntArray, npt.NDArray[np.intp]] | None = None
@@ -177,6 +180,8 @@ def best_lattice(cfg: GridSettings, points: FloatArray, xscore: FloatArray) -> L
         taken[members] = True
         if best is None or len(members) > len(best[0]):
             best = (labels, members)
+        if len(members) >= (size - 1) ** 2:
+            break
     if best is None or len(best[0]) < cfg.min_lattice_corners:
         return None
     labels, members = extend_across_gaps(cfg, pts, *best)
@@ -311,15 +316,17 @@ def grow_lattice(
         grid = np.array(frontier, dtype=np.float64)
         predicted = _project(h, grid)
         step = _local_side(h, grid)
+        distance = np.linalg.norm(predicted[:, None, :] - pts[None, :, :], axis=2)
+        nearest = np.argmin(distance, axis=1)
+        close = distance[np.arange(len(frontier)), nearest] <= cfg.neighbour_tolerance * step
         used = set(known.values())
         added = 0
-        for label, pos, side in zip(frontier, predicted, step, strict=True):
-            idx = _nearest(pts, pos)
-            if idx in used or np.hypot(*(pts[idx] - pos)) > cfg.neighbour_tolerance * side:
-                continue
-            known[label] = idx
-            used.add(idx)
-            added += 1
+        for k in np.flatnonzero(close):
+            idx = int(nearest[k])
+            if idx not in used:
+                known[frontier[k]] = idx
+                used.add(idx)
+                added += 1
         if not added:
             break
     labels_arr = np.array(list(known), dtype=np.int64)
