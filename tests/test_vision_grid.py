@@ -66,6 +66,13 @@ def _render(renderer: Any, index: int, *, markers: bool = False) -> tuple[np.nda
     return rendered.image, np.array(rendered.truth["corners"], np.float64), variant.size
 
 
+def _turned_not_mirrored(found: BoardLocation) -> bool:
+    """Board-plane x cross y points like the image's own axes (image y down)."""
+    c = found.corners_px
+    x_axis, y_axis = c[1] - c[0], c[3] - c[0]
+    return bool(x_axis[0] * y_axis[1] - x_axis[1] * y_axis[0] > 0)
+
+
 def _error_in_squares(found: BoardLocation, truth: np.ndarray) -> float:
     side = np.linalg.norm(truth[1] - truth[0]) / found.size
     return float(np.abs(found.image_corners_clockwise() - truth).max() / side)
@@ -78,6 +85,7 @@ def test_lattice_finds_rendered_boards(renderer: Any, index: int) -> None:
     assert isinstance(found, BoardLocation), found
     assert found.size == size and found.method == "grid"
     assert _error_in_squares(found, truth) < 0.1
+    assert _turned_not_mirrored(found)
 
 
 @pytest.mark.parametrize("index", [0, 2, 4])
@@ -149,6 +157,7 @@ def test_lattice_on_labelled_chess_photos(shared_data: Path) -> None:
         )
         found = locate_markerless(image, 8)
         if isinstance(found, BoardLocation):
+            assert _turned_not_mirrored(found), photo.name
             side = np.linalg.norm(np.diff(np.vstack([truth, truth[:1]]), axis=0), axis=1).mean()
             distances = np.linalg.norm(found.image_corners_clockwise() - truth, axis=1)
             errors.append(float(distances.mean() / (side / 8)))

@@ -116,7 +116,25 @@ def find_grid(frame: Image, size: int, settings: GridSettings | None = None) -> 
         frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), np.uint8
     )
     refined = refine_corners(cfg, full_gray, lattice.points[inside] / scale, scale)
-    return GridMatch(size, labels[inside].astype(np.float64), refined)
+    return GridMatch(size, unmirrored(labels[inside].astype(np.float64), refined), refined)
+
+
+def unmirrored(labels: FloatArray, image: FloatArray) -> FloatArray:
+    """``labels`` with x and y swapped when they run against the image's handedness.
+
+    The lattice is grown from two arbitrary neighbours of a seed, so its labels may be
+    the board transposed; a transposed plane is not a turn of the board, and read as one
+    it would show every row backwards. With image y down, a board plane that is only
+    turned has x cross y pointing the same way as the image's own axes.
+    """
+    fitted, _ = cv2.findHomography(labels, image, 0)
+    if fitted is None:
+        return labels
+    origin, x_end, y_end = _project(np.asarray(fitted, np.float64), [[0, 0], [1, 0], [0, 1]])
+    x_axis, y_axis = x_end - origin, y_end - origin
+    if x_axis[0] * y_axis[1] - x_axis[1] * y_axis[0] >= 0:
+        return labels
+    return np.ascontiguousarray(labels[:, ::-1])
 
 
 def x_corner_candidates(cfg: GridSettings, gray: Image) -> tuple[FloatArray, FloatArray]:
