@@ -192,3 +192,31 @@ def test_markers_and_lattice_agree_on_the_damas_photos(shared_data: Path) -> Non
         assert isinstance(by_markers, BoardLocation) and isinstance(by_grid, BoardLocation)
         corners = by_markers.image_corners_clockwise()
         assert _error_in_squares(by_grid, corners) < 0.05, name
+
+
+@pytest.mark.parametrize(
+    ("exposure", "noise", "light_elevation", "blur"),
+    [(0.3, 10.0, 40.0, 1.2), (1.3, 3.0, 88.0, 0.0)],
+    ids=["low-light-noisy-blurred", "overhead-lamp-glare"],
+)
+def test_lattice_in_low_light_and_glare(
+    renderer: Any, exposure: float, noise: float, light_elevation: float, blur: float
+) -> None:
+    from synth.scene import Style
+
+    style = Style(
+        seed=7,
+        variant="international",
+        board="wood-dark",
+        coordinates=True,
+        tilt_deg=30.0,
+        exposure=exposure,
+        noise_sigma=noise,
+        light_elevation_deg=light_elevation,
+        blur_sigma=blur,
+        jpeg_quality=70,
+    )
+    rendered = renderer.render(Position.initial(find_variant("international")), style)
+    found = locate_markerless(rendered.image, 10)
+    assert isinstance(found, BoardLocation), found
+    assert _error_in_squares(found, np.array(rendered.truth["corners"])) < 0.1
