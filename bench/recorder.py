@@ -19,9 +19,9 @@ import sys
 import time
 from pathlib import Path
 
+from bench.observation_sim import Noise, RealGame, Simulator, compare, shared_games, tops_of
 from rules.observation import Observation
 from rules.recorder import Recorder
-from tests.observation_sim import Noise, RealGame, Simulator, compare, shared_games, tops_of
 
 VARIANTS = ("international", "russian", "english", "italian")
 ERROR_RATES = (0.001, 0.01, 0.05)

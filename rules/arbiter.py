@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from rules.events import IrregularityKind
 from rules.geometry import Bitboard, Square
 from rules.move import Move
-from rules.movegen import _quiet_moves, tables
+from rules.movegen import quiet_moves
 from rules.observation import Top
 from rules.picture import Picture
 from rules.position import Position
@@ -287,7 +287,7 @@ def _plain_moves(p: Position) -> list[Move]:
     """
     white = p.turn is Color.WHITE
     me, opp = (p.white, p.black) if white else (p.black, p.white)
-    return _quiet_moves(p.variant, tables(p.variant), me, opp, p.kings, white)
+    return quiet_moves(p.variant, me, opp, p.kings, white)
 
 
 def _capture_not_taken(p: Position, pic: Picture, tol: Bitboard) -> Finding | None:

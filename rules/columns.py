@@ -10,7 +10,7 @@ mid-capture are empty at once, and a freed tower may change owner mid-move. The 
 therefore runs on a list of stacks that it changes and restores, not on bitboards.
 
 What is the same as the draughts family is reused: quiet moves depend only on the top
-pieces and come from :func:`rules.movegen._quiet_moves`, and the diagonal rays come from
+pieces and come from :func:`rules.movegen.quiet_moves`, and the diagonal rays come from
 the geometry.
 
 Defaults the Code leaves open (digest ``../shared/rules/column-draughts.md``):
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from rules.errors import IllegalMoveError
 from rules.geometry import Square
 from rules.move import Move
-from rules.movegen import _quiet_moves, tables
+from rules.movegen import quiet_moves
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Piece, Stack
 from rules.variants import Color, CrowningInCapture, Variant
 
@@ -101,7 +101,7 @@ def legal_moves(position: Position, *, keep_duplicates: bool = False) -> list[Mo
         return captures
     white = position.turn is Color.WHITE
     me, opp = (position.white, position.black) if white else (position.black, position.white)
-    return _quiet_moves(variant, tables(variant), me, opp, position.kings, white)
+    return quiet_moves(variant, me, opp, position.kings, white)
 
 
 def _board(position: Position) -> list[Stack]:

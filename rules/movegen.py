@@ -191,6 +191,12 @@ def _quiet_moves(
     return moves
 
 
+def quiet_moves(variant: Variant, me: int, opp: int, kings: int, white_to_move: bool) -> list[Move]:
+    """Every non-capturing move of the side whose pieces are ``me`` (bitboards), whether or
+    not a capture is compulsory: the arbiter and column draughts need them on their own."""
+    return _quiet_moves(variant, tables(variant), me, opp, kings, white_to_move)
+
+
 def _king_quiet_moves(t: _Tables, my_kings: int, empty: int, flying: bool) -> list[Move]:
     moves: list[Move] = []
     while my_kings:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.observation_sim import Noise, RealGame, Simulator, Tops, shared_games, tops_of
 from rules.arbiter import _cut, _plain_moves, article
 from rules.events import IrregularityFlagged, IrregularityKind, Resynchronised
 from rules.move import Move
@@ -17,7 +18,6 @@ from rules.pdn import read_games_text
 from rules.position import Position
 from rules.recorder import Recorder
 from rules.variants import find_variant
-from tests.observation_sim import Noise, RealGame, Simulator, Tops, shared_games, tops_of
 
 K = IrregularityKind
 NOISE = Noise(square_error_rate=0.01, glitch_rate=0.1, edge_hand_rate=0.1, peek_rate=0.3)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from bench.observation_sim import Noise, Simulator, tops_of
 from rules.events import (
     DrawNoticed,
     Event,
@@ -22,7 +23,6 @@ from rules.events import (
 from rules.position import Position
 from rules.recorder import Recorder
 from rules.variants import find_variant
-from tests.observation_sim import Noise, Simulator, tops_of
 
 EXAMPLES: list[Event] = [
     MoveRecorded(1, "32-28", "B:W28,31-50:B1-20", 1.5, ("33-28",)),

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.observation_sim import Noise, Simulator, tops_of
 from pi.capture import CameraError, Frame, FrameSource, OpenCVCameraSource
 from pi.config import CameraSettings
 from pi.journal import Journal
@@ -23,7 +24,6 @@ from rules import Move, Position, find_variant
 from rules.observation import Observation
 from rules.pdn import read_games_text
 from rules.recorder import Recorder
-from tests.observation_sim import Noise, Simulator, tops_of
 from tests.pi_support import USSR1947, WK2003, StalledCamera, first_game_moves
 
 INTERNATIONAL = find_variant("international")

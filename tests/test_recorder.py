@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from bench.observation_sim import Noise, Simulator, compare, shared_games, tops_of
 from rules.events import DrawNoticed, MoveRecorded, TakenBack
 from rules.observation import Observation, SquareReading, Top
 from rules.pdn import read_games_text
 from rules.position import Position
 from rules.recorder import Recorder, RecorderConfig
 from rules.variants import find_variant
-from tests.observation_sim import Noise, Simulator, compare, shared_games, tops_of
 
 REAL_LIFE = Noise(
     square_error_rate=0.01,

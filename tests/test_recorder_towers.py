@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from bench.observation_sim import Noise, Simulator, heights_of, tops_of
 from rules.events import MoveRecorded
 from rules.pdn import read_games_text
 from rules.position import Position
 from rules.recorder import Recorder
 from rules.variants import find_variant
-from tests.observation_sim import Noise, Simulator, heights_of, tops_of
 from tests.test_columns import BASHNI_GAME, LASCA_GAME, moves_of
 
 NOISY = Noise(square_error_rate=0.01, glitch_rate=0.2, edge_hand_rate=0.2, peek_rate=0.3)

@@ -1,0 +1,110 @@
+"""Build the game video that ``damcam demo`` plays (``pi/demo/``).
+
+A developer's tool, run once when the demo changes, not at demo time:
+
+    python -m pi.demo_video            # writes pi/demo/demo.mp4 and pi/demo/demo.json
+
+The game is a generated legal one (the real game records in ../shared/data may not be
+copied into the repository), rendered by synth at tournament conditions (ArUco markers,
+a camera a little off overhead, hall light, a hand playing every move) and then
+compressed with H.264 the way a real camera stream is, so the demo exercises the same
+compression the live device sees. The JSON beside it holds the moves, so the demo can
+say which game it plays and a test can check the recording against it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from pi.replay import generated_game
+from rules import Position, find_variant
+from synth.game import Timing, write_game
+from synth.scene import Style
+
+DEMO_DIR = Path(__file__).parent / "demo"
+VARIANT = "international"
+PLIES = 40
+GAME_SEED = 2026
+FRAME_SIZE = (800, 600)
+H264_CRF = 28
+"""Constant-rate-factor of the H.264 encode: sensor noise makes frames expensive, and 28
+keeps a 70-second game near 2 MB while the squares stay readable."""
+
+
+def demo_style(seed: int = 7) -> Style:
+    """Tournament conditions: markers, a 12 degree tilt, warm hall light, mild noise."""
+    return Style(
+        seed=seed,
+        variant=VARIANT,
+        board="wood-light",
+        pieces="white-black",
+        markers=True,
+        coordinates=True,
+        border_mm=32.0,
+        tilt_deg=12.0,
+        azimuth_deg=3.0,
+        fill=0.88,
+        light_azimuth_deg=40.0,
+        light_elevation_deg=65.0,
+        colour_temp_k=4200.0,
+        noise_sigma=1.5,
+    )
+
+
+def encode_h264(source: Path, target: Path, crf: int = H264_CRF) -> None:
+    """Re-encode ``source`` with ffmpeg's libx264 (yuv420p, so every player takes it).
+
+    :raises RuntimeError: ffmpeg is missing or fails (its message is included).
+    """
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg is None:
+        raise RuntimeError("ffmpeg is not installed (scripts/setup installs it)")
+    command = [ffmpeg, "-loglevel", "error", "-y", "-i", str(source), "-c:v", "libx264"]
+    command += ["-preset", "slow", "-crf", str(crf), "-pix_fmt", "yuv420p", "-an", str(target)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"ffmpeg failed on {source}: {done.stderr.strip()}")
+
+
+def build_demo(out: Path = DEMO_DIR, *, plies: int = PLIES, seed: int = GAME_SEED) -> Path:
+    """Render, compress and describe the demo game; returns the video's path."""
+    variant = find_variant(VARIANT)
+    start = Position.initial(variant)
+    moves = generated_game(start, plies, seed=seed)
+    style = demo_style()
+    timing = Timing()
+    out.mkdir(parents=True, exist_ok=True)
+    video = out / "demo.mp4"
+    with tempfile.TemporaryDirectory() as scratch:
+        write_game(start, moves, style, Path(scratch), timing=timing, size=FRAME_SIZE)
+        encode_h264(Path(scratch) / "game.mp4", video)
+    description = {
+        "variant": variant.name,
+        "moves": [str(m) for m in moves],
+        "game_seed": seed,
+        "fps": timing.fps,
+        "size": list(FRAME_SIZE),
+        "codec": f"h264 crf {H264_CRF}",
+        "style": style.as_dict(),
+    }
+    video.with_suffix(".json").write_text(json.dumps(description, indent=1) + "\n")
+    return video
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEMO_DIR)
+    parser.add_argument("--plies", type=int, default=PLIES)
+    parser.add_argument("--seed", type=int, default=GAME_SEED)
+    args = parser.parse_args(argv)
+    video = build_demo(args.out, plies=args.plies, seed=args.seed)
+    print(f"{video} ({video.stat().st_size / 1e6:.1f} MB)")
+
+
+if __name__ == "__main__":
+    main()
