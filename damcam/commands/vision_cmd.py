@@ -134,7 +134,10 @@ def calibrate_command(
     variant: Annotated[str, typer.Option("--variant", help="Variant being played.")] = "russian",
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="File to write (calibration.json, or markers.png)."),
+        typer.Option(
+            "--out",
+            help="File to write (calibration.json, markers.png, intrinsics.json, charuco.png).",
+        ),
     ] = None,
     white: Annotated[
         str, typer.Option("--white", help="Which piece colour is White: light or dark.")
@@ -142,7 +145,9 @@ def calibrate_command(
     square_mm: Annotated[
         float, typer.Option("--square-mm", help="Marker sheet: square side in mm.")
     ] = 40.0,
-    dpi: Annotated[int, typer.Option("--dpi", help="Marker sheet: print resolution.")] = 150,
+    dpi: Annotated[
+        int, typer.Option("--dpi", help="Marker or ChArUco sheet: print resolution.")
+    ] = 150,
     intrinsics: Annotated[
         Path | None,
         typer.Option(
