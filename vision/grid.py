@@ -102,7 +102,7 @@ def find_grid(frame: Image, size: int, settings: GridSettings | None = None) -> 
         work = np.asarray(cv2.cvtColor(work, cv2.COLOR_GRAY2BGR), np.uint8)
     gray = np.asarray(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), np.uint8)
     points, xscore = x_corner_candidates(cfg, gray)
-    lattice = best_lattice(cfg, points, xscore, size)
+    lattice = best_lattice(cfg, gray, points, xscore, size)
     if lattice is None:
         raise GridNotFound("no checkered grid (too few X-corners in a lattice)")
     origin = board_extent(cfg, work, lattice, size)
@@ -176,7 +176,11 @@ def ring_score(gray: Image, points: FloatArray, radius: float) -> FloatArray:
 
 
 def best_lattice(
-    cfg: GridSettings, points: FloatArray, xscore: FloatArray, size: int = max(BOARD_SIZES)
+    cfg: GridSettings,
+    gray: Image,
+    points: FloatArray,
+    xscore: FloatArray,
+    size: int = max(BOARD_SIZES),
 ) -> Lattice | None:
     """The largest lattice grown from the strongest seeds, or None. Stops early once one
     holds every inner corner of a ``size`` board."""
@@ -191,7 +195,7 @@ def best_lattice(
         if taken[seed]:
             continue
         tried += 1
-        found = grow_lattice(cfg, pts, int(seed))
+        found = grow_lattice(cfg, gray, pts, int(seed))
         if found is None:
             continue
         labels, members = found
@@ -258,11 +262,14 @@ def extend_across_gaps(
 
 
 def _seed_cell(
-    cfg: GridSettings, pts: FloatArray, seed: int
+    cfg: GridSettings, gray: Image, pts: FloatArray, seed: int
 ) -> tuple[FloatArray, FloatArray] | None:
     """Two lattice steps at a seed: two of its near neighbours, roughly perpendicular and
-    alike in length, whose sum is a third point (a whole cell). A cell, rather than a
-    cross of four neighbours, also starts a lattice at the board's edge or corner."""
+    alike in length, whose sum is a third point (a whole cell), each step running along a
+    square's edge. A cell, rather than a cross of four neighbours, also starts a lattice
+    at the board's edge or corner; the quadrant test refuses the diagonal lattice (steps
+    across a square to its opposite corner), which is self-consistent too when tall
+    pieces hide the nearer corners."""
     d = pts - pts[seed]
     dist = np.hypot(d[:, 0], d[:, 1])
     dist[seed] = np.inf
@@ -276,11 +283,33 @@ def _seed_cell(
         if abs(float(a @ b)) / (la * lb) > 0.6 or not 0.5 < lb / la < 2.0:
             continue
         diagonal = pts[seed] + a + b
-        if np.hypot(*(pts[_nearest(pts, diagonal)] - diagonal)) < cfg.neighbour_tolerance * min(
-            la, lb
-        ):
+        closes = np.hypot(*(pts[_nearest(pts, diagonal)] - diagonal)) < (
+            cfg.neighbour_tolerance * min(la, lb)
+        )
+        if not closes:
+            continue
+        along = _checker_quadrants(gray, pts[seed], a, b)
+        across = _checker_quadrants(gray, pts[seed], (a + b) / 2, (a - b) / 2)
+        if along > across:
             return a, b
     return None
+
+
+def _checker_quadrants(gray: Image, corner: FloatArray, u: FloatArray, v: FloatArray) -> float:
+    """How strongly the four quadrants around an X-corner, taken along directions ``u``
+    and ``v``, alternate: samples at ``corner +- r (u + v)`` against ``corner +- r (u - v)``
+    for small r. Along a square's edges (the true lattice axes) these lie inside the four
+    squares; along the diagonals they lie on the edges and barely differ."""
+    radii = np.array([0.1, 0.15, 0.2])
+    same = np.concatenate([corner + np.outer(sign * radii, u + v) for sign in (1.0, -1.0)])
+    other = np.concatenate([corner + np.outer(sign * radii, u - v) for sign in (1.0, -1.0)])
+    return abs(float(_sample(gray, same).mean() - _sample(gray, other).mean()))
+
+
+def _sample(gray: Image, points: FloatArray) -> FloatArray:
+    xs = np.clip(np.rint(points[:, 0]), 0, gray.shape[1] - 1).astype(np.intp)
+    ys = np.clip(np.rint(points[:, 1]), 0, gray.shape[0] - 1).astype(np.intp)
+    return gray[ys, xs].astype(np.float64)
 
 
 def _project(h: FloatArray, points: npt.ArrayLike) -> FloatArray:
@@ -299,11 +328,11 @@ def _local_side(h: FloatArray, labels: FloatArray) -> FloatArray:
 
 
 def grow_lattice(
-    cfg: GridSettings, pts: FloatArray, seed: int
+    cfg: GridSettings, gray: Image, pts: FloatArray, seed: int
 ) -> tuple[IntArray, npt.NDArray[np.intp]] | None:
     """Grow integer labels outward from a seed, refitting the lattice -> image homography
     each round; returns (labels (K, 2) from 0, indices into ``pts``)."""
-    cell = _seed_cell(cfg, pts, seed)
+    cell = _seed_cell(cfg, gray, pts, seed)
     if cell is None:
         return None
     a, b = cell
