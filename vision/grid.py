@@ -456,9 +456,10 @@ def board_extent(cfg: GridSettings, work: Image, lattice: Lattice, size: int) ->
         raise GridNotFound(f"the checkered grid does not fit a {size}x{size} board")
     _, start_x, start_y = best
     strength = max(float(col_contrast[cols_in].mean()), 1e-6)
-    for contrast, start, seen in (
-        (col_contrast, start_x, cols_in),
-        (row_contrast, start_y, rows_in),
+    open_ends = _open_ends(lattice.labels, start_x - margin, start_y - margin, size)
+    for axis, contrast, start, seen in (
+        (0, col_contrast, start_x, cols_in),
+        (1, row_contrast, start_y, rows_in),
     ):
         # Lines between detected X-corners are board even where a hand hides their colours.
         lines = np.arange(start, start + size)
@@ -470,7 +471,7 @@ def board_extent(cfg: GridSettings, work: Image, lattice: Lattice, size: int) ->
                 f"only {int(alternating.sum())} of {size} lines of cells alternate:"
                 f" the checkered board is smaller than {size}x{size}"
             )
-        run = _checkered_run(cfg, contrast / strength, start, size)
+        run = _checkered_run(cfg, contrast / strength, start, size, open_ends[axis])
         if run > size:
             raise GridNotFound(
                 f"the checkered grid is about {run} squares wide, expected {size}x{size}"
@@ -491,12 +492,37 @@ def _extent_score(contrast: FloatArray, start: int, n_sq: int) -> float:
     return inside - 2.0 * outside
 
 
-def _checkered_run(cfg: GridSettings, contrast: FloatArray, start: int, n_sq: int) -> int:
+def _open_ends(
+    labels: IntArray, origin_x: int, origin_y: int, size: int
+) -> tuple[tuple[bool, bool], tuple[bool, bool]]:
+    """For each axis, whether the board's two edges (at the lattice labels ``origin`` and
+    ``origin + size``) carry X-corners on a third of their inner points: four squares
+    meet there, so the checkered area goes on beyond that edge. A board's real edge meets
+    its frame in L and T corners, which the ring test leaves out."""
+    origin = (origin_x, origin_y)
+    needed = max(2, (size - 1) // 3)
+    ends = []
+    for axis in (0, 1):
+        other = labels[:, 1 - axis] - origin[1 - axis]
+        within = (other > 0) & (other < size)
+        ends.append(
+            tuple(
+                int(np.sum(within & (labels[:, axis] == origin[axis] + edge))) >= needed
+                for edge in (0, size)
+            )
+        )
+    return (ends[0][0], ends[0][1]), (ends[1][0], ends[1][1])
+
+
+def _checkered_run(
+    cfg: GridSettings, contrast: FloatArray, start: int, n_sq: int, open_ends: tuple[bool, bool]
+) -> int:
     """Cells in the checkered run through the chosen board along one axis.
 
-    A line beyond the board continues the run when it alternates nearly as much as the
-    line before it: a row of pieces on a bigger board does (0.3 or more, like its
-    neighbours), printed letters or a logo on the frame do not, even where they score 0.5.
+    A line beyond the board continues the run when the edge it lies behind is open (see
+    :func:`_open_ends`) and it alternates nearly as much as the line before it: a row of
+    pieces on a bigger board does (0.3 or more, like its neighbours), printed letters or
+    a logo on the frame do not, even where they score 0.5.
     """
 
     def continues(i: int, previous: int) -> bool:
@@ -505,10 +531,10 @@ def _checkered_run(cfg: GridSettings, contrast: FloatArray, start: int, n_sq: in
 
     run = n_sq
     i = start - 1
-    while continues(i, i + 1):
+    while open_ends[0] and continues(i, i + 1):
         run, i = run + 1, i - 1
     i = start + n_sq
-    while continues(i, i - 1):
+    while open_ends[1] and continues(i, i - 1):
         run, i = run + 1, i + 1
     return run
 
