@@ -28,7 +28,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 Image = npt.NDArray[np.uint8]
 
-#: Board sizes of the variants (7x7 Portuguese-style, 8x8, 10x10); the lattice never grows
+#: Board sizes of the variants (7x7 Lasca, 8x8, 10x10); the lattice never grows
 #: beyond the largest.
 BOARD_SIZES = (7, 8, 10)
 _RING_SAMPLES = 16
