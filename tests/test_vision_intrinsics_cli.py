@@ -10,23 +10,21 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from calibration.intrinsics import CameraIntrinsics, charuco_board, charuco_sheet
+from calibration.intrinsics import CameraIntrinsics, charuco_board
 from calibration.table import TableCalibration
 from damcam.cli import app
 from rules import find_variant
 from rules.position import Position
+from tests.charuco_views import POSES, charuco_views
 
 RUSSIAN = find_variant("russian")
 
 
 def test_intrinsics_from_a_folder_of_views(tmp_path: Path) -> None:
-    from tests.test_calibration_intrinsics import POSES, _view
-
-    sheet = charuco_sheet(dpi=200)
     views = tmp_path / "views"
     views.mkdir()
-    for index, (rvec, tvec) in enumerate(POSES):
-        cv2.imwrite(str(views / f"{index}.png"), _view(sheet, rvec, tvec))
+    for index, view in enumerate(charuco_views()):
+        cv2.imwrite(str(views / f"{index}.png"), view)
     (views / "notes.txt").write_text("not an image: skipped")
     out = tmp_path / "intrinsics.json"
     result = CliRunner().invoke(
