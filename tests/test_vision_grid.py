@@ -220,3 +220,18 @@ def test_lattice_in_low_light_and_glare(
     found = locate_markerless(rendered.image, 10)
     assert isinstance(found, BoardLocation), found
     assert _error_in_squares(found, np.array(rendered.truth["corners"])) < 0.1
+
+
+def test_read_names_the_size_it_saw(renderer: Any, tmp_path: Path) -> None:
+    """`damcam read` of a 10x10 board as a Russian (8x8) game says what it saw."""
+    from typer.testing import CliRunner
+
+    from damcam.cli import app
+
+    image, _, _ = _render(renderer, 2)
+    photo = tmp_path / "international.png"
+    cv2.imwrite(str(photo), image)
+    result = CliRunner().invoke(app, ["read", str(photo), "--variant", "russian"])
+    assert result.exit_code == 1
+    message = " ".join(result.output.split())
+    assert "international.png" in message and "about 10 squares wide, expected 8x8" in message
