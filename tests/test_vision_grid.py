@@ -235,3 +235,14 @@ def test_read_names_the_size_it_saw(renderer: Any, tmp_path: Path) -> None:
     assert result.exit_code == 1
     message = " ".join(result.output.split())
     assert "international.png" in message and "about 10 squares wide, expected 8x8" in message
+
+
+def test_snapping_a_board_out_of_view_gives_up_quietly() -> None:
+    """Markers seen at the frame's edge can put the predicted grid outside the image."""
+    from vision.grid import snap_to_x_corners
+
+    gray = np.zeros((100, 100), np.uint8)
+    off_frame = np.array([[60.0, 0, -200], [0, 60, -200], [0, 0, 1]])
+    assert snap_to_x_corners(gray, off_frame, 8) is None
+    tiny = np.array([[1e-3, 0, 50], [0, 1e-3, 50], [0, 0, 1]])
+    assert snap_to_x_corners(gray, tiny, 8) is None

@@ -571,13 +571,25 @@ def snap_to_x_corners(
     labels = np.stack(np.meshgrid(inner, inner), axis=-1).reshape(-1, 2)
     predicted = _project(board_to_image, labels)
     side = _local_side(board_to_image, labels)
+    height, width = gray.shape[:2]
+    # Only corners well inside the frame (a board partly out of view, markers at its edge).
+    margin = 0.3 * side
+    seen = (
+        (predicted[:, 0] > margin)
+        & (predicted[:, 1] > margin)
+        & (predicted[:, 0] < width - 1 - margin)
+        & (predicted[:, 1] < height - 1 - margin)
+    )
+    if seen.sum() < cfg.min_lattice_corners:
+        return None
+    labels, predicted, side = labels[seen], predicted[seen], side[seen]
     median_side = float(np.median(side))
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.03)
     found = predicted
     # A wide window first pulls in corners up to a third of a square away; the narrow one
     # then keeps the pieces' rims out of the final position.
     for fraction in (0.25, 0.08):
-        window = max(2, round(fraction * median_side))
+        window = int(np.clip(round(fraction * median_side), 2, min(height, width) // 4))
         start = found.astype(np.float32).reshape(-1, 1, 2)
         refined = cv2.cornerSubPix(gray, start, (window, window), (-1, -1), criteria)
         found = np.asarray(refined, np.float64).reshape(-1, 2)
