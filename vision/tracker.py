@@ -135,5 +135,6 @@ class BoardTracker:
 
 def _half_gray(frame: Image) -> Image:
     """The frame at half size in grey (downscaled first: a quarter of the colour work)."""
-    half = cv2.resize(frame, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    size = (max(1, frame.shape[1] // 2), max(1, frame.shape[0] // 2))
+    half = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
     return to_gray(np.asarray(half, np.uint8))
