@@ -246,3 +246,23 @@ def test_snapping_a_board_out_of_view_gives_up_quietly() -> None:
     assert snap_to_x_corners(gray, off_frame, 8) is None
     tiny = np.array([[1e-3, 0, 50], [0, 1e-3, 50], [0, 0, 1]])
     assert snap_to_x_corners(gray, tiny, 8) is None
+
+
+def _drawn_board(n: int) -> np.ndarray:
+    """An n x n checkerboard with a plain frame, turned 20 degrees (no renderer needed)."""
+    cells = ((np.indices((n * 40, n * 40)) // 40).sum(0) % 2 * 200 + 30).astype(np.uint8)
+    framed = cv2.copyMakeBorder(cells, 60, 60, 60, 60, cv2.BORDER_CONSTANT, value=120)
+    turn = cv2.getRotationMatrix2D((framed.shape[1] / 2, framed.shape[0] / 2), 20, 0.8)
+    turned = cv2.warpAffine(framed, turn, framed.shape[::-1], borderValue=120)
+    return cv2.cvtColor(turned, cv2.COLOR_GRAY2BGR)
+
+
+@pytest.mark.parametrize("n", range(6, 13))
+def test_only_the_variants_size_is_found(n: int) -> None:
+    """Boards of 6..12 squares: each of 7, 8 and 10 is found exactly on its own size."""
+    image = _drawn_board(n)
+    for size in (7, 8, 10):
+        found = locate_markerless(image, size)
+        assert isinstance(found, BoardLocation) == (size == n), (n, size, found)
+        if isinstance(found, BoardNotFound):
+            assert f"{size}x{size}" in found.reason
