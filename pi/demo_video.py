@@ -28,12 +28,15 @@ from synth.scene import Style
 
 DEMO_DIR = Path(__file__).parent / "demo"
 VARIANT = "international"
-PLIES = 40
+PLIES = 30
 GAME_SEED = 2026
 FRAME_SIZE = (800, 600)
 H264_CRF = 28
 """Constant-rate-factor of the H.264 encode: sensor noise makes frames expensive, and 28
-keeps a 70-second game near 2 MB while the squares stay readable."""
+keeps the demo game near 3 MB while the squares stay readable."""
+TIMING = Timing(still=10)
+"""A second between one player's hand leaving and the other's arriving: quicker than
+any real game, and long enough for the recorder to see the board settle."""
 
 
 def demo_style(seed: int = 7) -> Style:
@@ -77,17 +80,16 @@ def build_demo(out: Path = DEMO_DIR, *, plies: int = PLIES, seed: int = GAME_SEE
     start = Position.initial(variant)
     moves = generated_game(start, plies, seed=seed)
     style = demo_style()
-    timing = Timing()
     out.mkdir(parents=True, exist_ok=True)
     video = out / "demo.mp4"
     with tempfile.TemporaryDirectory() as scratch:
-        write_game(start, moves, style, Path(scratch), timing=timing, size=FRAME_SIZE)
+        write_game(start, moves, style, Path(scratch), timing=TIMING, size=FRAME_SIZE)
         encode_h264(Path(scratch) / "game.mp4", video)
     description = {
         "variant": variant.name,
         "moves": [str(m) for m in moves],
         "game_seed": seed,
-        "fps": timing.fps,
+        "fps": TIMING.fps,
         "size": list(FRAME_SIZE),
         "codec": f"h264 crf {H264_CRF}",
         "style": style.as_dict(),
