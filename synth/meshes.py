@@ -85,3 +85,23 @@ def sphere(segments: int = 16, rings: int = 10) -> F32:
             a, b, c, d = point(i, j), point(i + 1, j), point(i + 1, j + 1), point(i, j + 1)
             rows.extend([a, b, c, a, c, d])
     return np.asarray(rows, dtype=np.float32)
+
+
+def cylinder(segments: int = 16) -> F32:
+    """A closed cylinder along x from -1 to 1, radius 1: a sleeve with a flat cuff."""
+    rows: list[list[float]] = []
+    angles = [2 * math.pi * i / segments for i in range(segments + 1)]
+    for a0, a1 in itertools.pairwise(angles):
+        (c0, s0), (c1, s1) = (math.cos(a0), math.sin(a0)), (math.cos(a1), math.sin(a1))
+        side = [
+            [-1.0, c0, s0, 0.0, c0, s0],
+            [1.0, c0, s0, 0.0, c0, s0],
+            [1.0, c1, s1, 0.0, c1, s1],
+            [-1.0, c1, s1, 0.0, c1, s1],
+        ]
+        rows.extend(side[i] for i in (0, 2, 1, 0, 3, 2))
+        for x in (-1.0, 1.0):
+            centre = [x, 0.0, 0.0, x, 0.0, 0.0]
+            rim = [[x, c0, s0, x, 0.0, 0.0], [x, c1, s1, x, 0.0, 0.0]]
+            rows.extend([centre, rim[0], rim[1]] if x > 0 else [centre, rim[1], rim[0]])
+    return np.asarray(rows, dtype=np.float32)

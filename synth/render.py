@@ -19,20 +19,36 @@ from numpy.typing import NDArray
 
 from rules.pieces import stack_string
 from rules.position import Position
+from rules.variants import Color
 from synth import meshes, post, shaders
 from synth.board_texture import BoardLayout, board_image, layout_for
 from synth.camera import Camera, distortion_maps, place_camera
+from synth.clutter import (
+    BOARD_THICKNESS_MM,
+    Clock,
+    Item,
+    clock_items,
+    place_clock,
+    scoresheet_items,
+)
 from synth.hand import Part, hand_parts
 from synth.pieces import STRIPE_NEUTRAL, Disc, Placement, discs, placements, stack_height
 from synth.scene import BOARD_SCHEMES, Style, kelvin_to_rgb
+from synth.table import TABLE_TILE_MM, scoresheet_image, table_image
 
-BOARD_THICKNESS_MM = 14.0
 AMBIENT = 0.38
-SHADOW_MAP_PX = 512
+SHADOW_MAP_PX = 768
+SHADOW_MARGIN_MM = 260.0
+"""How far beyond the board's edge the shadow map reaches (the clock's shadow)."""
 LIGHT_DISTANCE_MM = 2000.0
 WHITE = (1.0, 1.0, 1.0)
+TABLE_REACH = 8.0
+"""The table top spans this many board widths (beyond it: the clear colour)."""
 # Surface looks, the fragment shader's ``mode``.
-MODE_FLAT, MODE_BOARD, MODE_PIECE, MODE_HAND = 0, 1, 2, 3
+MODE_FLAT, MODE_BOARD, MODE_PIECE, MODE_HAND, MODE_TABLE, MODE_PAPER = 0, 1, 2, 3, 4, 5
+# What the occlusion target holds: the hand, or other clutter (clock, scoresheet).
+MASK_HAND, MASK_CLUTTER = 1.0, 0.5
+_ITEM_SURFACES = {"plastic": (MODE_FLAT, 0.25, 30.0), "lcd": (MODE_FLAT, 0.3, 60.0)}
 MAX_STACK = 24
 MAX_DISCS = 512
 DISC_FLOATS = 10  # x, y, z, turn, radius, height, r, g, b, stripe
@@ -55,6 +71,8 @@ class Surface:
     mode: int
     specular: float = 0.1
     shininess: float = 16.0
+    occluder: float = 0.0
+    """What the surface writes into the occlusion target (MASK_HAND, MASK_CLUTTER)."""
 
 
 def _gl_matrix(m: NDArray[np.float64]) -> bytes:
@@ -99,6 +117,7 @@ class Renderer:
             ("box", meshes.box()),
             ("quad", meshes.quad()),
             ("sphere", meshes.sphere()),
+            ("cylinder", meshes.cylinder()),
         ):
             vbo = self.ctx.buffer(mesh.tobytes())
             self.vaos[name] = self.ctx.vertex_array(
@@ -145,6 +164,7 @@ class Renderer:
             tuple[bytes, bytes], tuple[NDArray[np.float32], NDArray[np.float32]]
         ] = {}
         self._textures: dict[tuple[object, ...], moderngl.Texture] = {}
+        self._surfaces: dict[tuple[object, ...], moderngl.Texture] = {}
         self._shape = (h, w)
 
     def __enter__(self) -> Renderer:
@@ -175,25 +195,41 @@ class Renderer:
         hand_target: tuple[float, float, float] | None = None,
         camera_jitter: tuple[float, float] = (0.0, 0.0),
         frame_seed: int = 0,
+        hand_pose: str | None = None,
+        grip_radius_mm: float = 0.0,
+        clock_pressed: Color | None = None,
     ) -> Rendered:
         """Stacks at arbitrary places (a game in progress); the truth lists those on squares.
 
         ``hand_target`` (world mm) puts the style's hand there, or a default hand if the
-        style has none; ``camera_jitter`` moves the camera's aim point by that many mm.
+        style has none, its fingers in ``hand_pose`` (default: the style's) round a piece
+        of ``grip_radius_mm``; ``camera_jitter`` moves the camera's aim point by that many
+        mm. ``clock_pressed``: whose clock button is down (default: the player who is not
+        to move, as after his move).
         """
         variant = position.variant
         layout = layout_for(style, variant.geometry)
         camera = place_camera(style, layout.width_mm, self.size, jitter=camera_jitter)
-        parts = hand_parts(style, layout, hand_target)
-        self._draw(camera.pinhole(), style, layout, placed, variant.towers, parts)
+        parts = hand_parts(
+            style, layout, hand_target, pose=hand_pose, grip_radius_mm=grip_radius_mm
+        )
+        clock = place_clock(style, layout)
+        pressed = clock_pressed or position.turn.other
+        items = scoresheet_items(style, layout)
+        if clock is not None:
+            items += clock_items(clock, pressed)
+        self._draw(camera.pinhole(), style, layout, placed, variant.towers, parts, items)
         colour = self._through_lens(camera, self._read(0), cv2.INTER_LINEAR)
         image = post.finish(colour, style, frame_seed, self._grain)
-        occlusion_mask = None
-        if parts:
-            occlusion_mask = (
-                self._through_lens(camera, self._read(1), cv2.INTER_NEAREST)[..., 0] > 127
-            )
-        truth = build_truth(position, placed, style, layout, camera, variant.towers, occlusion_mask)
+        occluded, hand_seen = None, False
+        if parts or items:
+            mask = self._through_lens(camera, self._read(1), cv2.INTER_NEAREST)[..., 0]
+            occluded = mask > round(255 * MASK_CLUTTER / 2)
+            hand_seen = bool((mask > round(255 * (MASK_HAND + MASK_CLUTTER) / 2)).any())
+        truth = build_truth(position, placed, style, layout, camera, variant.towers, occluded)
+        truth["hand"] = hand_seen
+        truth["clock"] = _clock_truth(clock, camera, pressed)
+        truth["glare"] = _glare_truth(style, layout, camera)
         return Rendered(image, truth)
 
     def _texture(self, style: Style) -> moderngl.Texture:
@@ -212,13 +248,42 @@ class Renderer:
             image = board_image(style, style.rules_variant.geometry)
             rgba = np.dstack([image, np.ones(image.shape[:2], np.float32)])
             pixels = np.round(rgba * 255).astype(np.uint8)
-            texture = self.ctx.texture(image.shape[1::-1], 4, pixels.tobytes())
-            texture.build_mipmaps()
-            # Plain mipmapping: llvmpipe's anisotropic filtering costs more than the rest.
-            texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
-            if len(self._textures) >= _TEXTURE_CACHE:
-                self._textures.pop(next(iter(self._textures))).release()
-            self._textures[key] = texture
+            texture = self._upload(pixels, self._textures, key)
+        return texture
+
+    def _upload(
+        self,
+        pixels: NDArray[np.uint8],
+        cache: dict[tuple[object, ...], moderngl.Texture],
+        key: tuple[object, ...],
+        *,
+        repeat: bool = False,
+    ) -> moderngl.Texture:
+        """A mipmapped byte texture from an image (top row first), kept in ``cache``."""
+        texture = self.ctx.texture(pixels.shape[1::-1], pixels.shape[2], pixels.tobytes())
+        texture.build_mipmaps()
+        # Plain mipmapping: llvmpipe's anisotropic filtering costs more than the rest.
+        texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
+        texture.repeat_x = texture.repeat_y = repeat
+        if len(cache) >= _TEXTURE_CACHE:
+            cache.pop(next(iter(cache))).release()
+        cache[key] = texture
+        return texture
+
+    def _table_texture(self, style: Style) -> moderngl.Texture:
+        key = ("table", style.table_texture, style.table, style.seed % 4)
+        texture = self._surfaces.get(key)
+        if texture is None:
+            pixels = table_image(style.table_texture, style.table, style.seed % 4)
+            texture = self._upload(pixels, self._surfaces, key, repeat=True)
+        return texture
+
+    def _paper_texture(self, style: Style) -> moderngl.Texture:
+        key = ("paper", style.seed % 4)
+        texture = self._surfaces.get(key)
+        if texture is None:
+            pixels = scoresheet_image(style.seed % 4)[::-1]  # the shader's v runs up
+            texture = self._upload(np.ascontiguousarray(pixels), self._surfaces, key)
         return texture
 
     def _set(self, name: str, value: object, *, raw: bool = False) -> None:
@@ -237,6 +302,7 @@ class Renderer:
         self._set("mode", surface.mode)
         self._set("specular", surface.specular)
         self._set("shininess", surface.shininess)
+        self._set("occluder", surface.occluder)
 
     def _shape_draw(self, mesh: str, model: NDArray[np.float64], surface: Surface) -> None:
         self._set("model", _gl_matrix(model), raw=True)
@@ -255,19 +321,20 @@ class Renderer:
         placed: list[Placement],
         towers: bool,
         parts: list[Part],
+        items: list[Item],
     ) -> None:
         """Shadows from the light, then the table into the frame.
 
-        Nearest first (hand, pieces, board) so that llvmpipe's early depth test skips
-        hidden fragments. The table is the clear colour: a flat surface under a
-        directional light has one colour.
+        Nearest first (hand, pieces, board, clutter, table) so that llvmpipe's early
+        depth test skips hidden fragments.
         """
         light = kelvin_to_rgb(style.colour_temp_k)
         az, el = math.radians(style.light_azimuth_deg), math.radians(style.light_elevation_deg)
         light_view_proj = _gl_matrix(_light_matrix(az, el, layout.width_mm))
         count = self._load_discs(discs(placed, style, towers, layout))
-        self._cast_shadows(light_view_proj, count, parts)
+        self._cast_shadows(light_view_proj, count, parts, items)
 
+        # Beyond the table top (far off at a steep tilt): the table's colour, lit.
         table_light = (AMBIENT + (1 - AMBIENT) * math.sin(el)) * style.exposure
         r, g, b = np.clip(np.array(style.table) * light * table_light, 0, 1).tolist()
         self.frame.clear(r, g, b, 1.0)
@@ -284,21 +351,41 @@ class Renderer:
         self._set("eye", tuple(camera.centre.tolist()))
         self._set("exposure", style.exposure)
         self._set("stripe_colour", STRIPE_NEUTRAL)
+        w = layout.width_mm
+        lamp = tuple(float(c) * w for c in style.lamp)
+        self._set("lamp_pos", lamp)
+        self._set("lamp_power", style.glare)
         self.shadow_map.use(1)
         self._set("shadow_map", 1)
         self._texture(style).use(0)
         self._set("board_tex", 0)
+        self._table_texture(style).use(2)
+        self._set("table_tex", 2)
+        self._set("table_tile", TABLE_TILE_MM)
+        if any(item.look == "paper" for item in items):
+            self._paper_texture(style).use(3)
+            self._set("paper_tex", 3)
         for part in parts:
-            self._shape_draw("sphere", part.model, Surface(part.colour, MODE_HAND, 0.15, 12.0))
+            self._shape_draw(
+                part.mesh, part.model, Surface(part.colour, MODE_HAND, 0.15, 12.0, MASK_HAND)
+            )
         if count:
             self._set_surface(Surface(WHITE, MODE_PIECE, 0.35, 40.0))
             self.disc_vao.render(instances=count)
-        w = layout.width_mm
         board_top = _model((0.0, 0.0, 0.01), (w, w, 1.0))
         self._shape_draw("quad", board_top, Surface(WHITE, MODE_BOARD, 0.08, 24.0))
         edge = tuple(0.8 * c for c in BOARD_SCHEMES[style.board][2])
         slab = _model((0.0, 0.0, -BOARD_THICKNESS_MM / 2), (w, w, BOARD_THICKNESS_MM))
         self._shape_draw("box", slab, Surface(edge, MODE_FLAT))  # type: ignore[arg-type]
+        for item in items:
+            if item.look == "paper":
+                surface = Surface(WHITE, MODE_PAPER, 0.1, 12.0, MASK_CLUTTER)
+            else:
+                mode, spec, shine = _ITEM_SURFACES[item.look]
+                surface = Surface(item.colour, mode, spec, shine, MASK_CLUTTER)
+            self._shape_draw(item.mesh, item.model, surface)
+        table = _model((0.0, 0.0, -BOARD_THICKNESS_MM), (w * TABLE_REACH, w * TABLE_REACH, 1.0))
+        self._shape_draw("quad", table, Surface(WHITE, MODE_TABLE, 0.06, 10.0))
 
     def _load_discs(self, board_discs: list[Disc]) -> int:
         """Write the discs into the instance buffer; returns how many."""
@@ -317,8 +404,10 @@ class Renderer:
             self.instances.write(rows.tobytes())
         return len(rows)
 
-    def _cast_shadows(self, light_view_proj: bytes, count: int, parts: list[Part]) -> None:
-        """Depth from the light of everything that casts a shadow (pieces, hand)."""
+    def _cast_shadows(
+        self, light_view_proj: bytes, count: int, parts: list[Part], items: list[Item]
+    ) -> None:
+        """Depth from the light of everything that casts a shadow (pieces, hand, clock)."""
         self.shadow_frame.clear(depth=1.0)
         self.shadow_frame.use()
         self.ctx.enable(moderngl.DEPTH_TEST)
@@ -330,9 +419,11 @@ class Renderer:
             self.disc_shadow_vao.render(instances=count)
         model = self.shadow_program["model"]
         assert isinstance(model, moderngl.Uniform)
-        for part in parts:
-            model.write(_gl_matrix(part.model))
-            self.shadow_vaos["sphere"].render()
+        for mesh, matrix in [(p.mesh, p.model) for p in parts] + [
+            (i.mesh, i.model) for i in items if i.casts_shadow and i.mesh != "quad"
+        ]:
+            model.write(_gl_matrix(matrix))
+            self.shadow_vaos[mesh].render()
 
     def _through_lens(
         self, camera: Camera, image: NDArray[np.uint8], interpolation: int
@@ -374,7 +465,7 @@ def _light_matrix(azimuth: float, elevation: float, board_width_mm: float) -> ND
     view = np.eye(4)
     view[:3, :3] = np.stack([right, up, -forward])
     view[:3, 3] = -view[:3, :3] @ eye
-    half = board_width_mm * 0.75
+    half = board_width_mm / 2 + SHADOW_MARGIN_MM
     near, far = LIGHT_DISTANCE_MM - 1500.0, LIGHT_DISTANCE_MM + 500.0
     ortho = np.diag([1 / half, 1 / half, -2 / (far - near), 1.0])
     ortho[2, 3] = -(far + near) / (far - near)
@@ -415,7 +506,10 @@ def build_truth(
     towers: bool,
     occlusion_mask: NDArray[np.bool_] | None,
 ) -> dict[str, Any]:
-    """What the image shows: stacks per square, grid corners, camera, square centres."""
+    """What the image shows: stacks per square, grid corners, camera, square centres.
+
+    ``occlusion_mask``: pixels where a hand or clutter is the nearest surface.
+    """
     geometry = position.variant.geometry
     on_square = {p.square: p.stack for p in placed if p.square is not None}
     squares, centres, tops, occlusion = {}, {}, {}, {}
@@ -452,7 +546,7 @@ def build_truth(
 def _covered(
     mask: NDArray[np.bool_], camera: Camera, layout: BoardLayout, x: float, y: float
 ) -> float:
-    """Fraction of a square's image (at the board plane) that the hand covers."""
+    """Fraction of a square's image (at the board plane) that a hand or clutter covers."""
     h = layout.square_mm / 2
     quad = camera.project(
         np.array([[x - h, y - h, 0], [x + h, y - h, 0], [x + h, y + h, 0], [x - h, y + h, 0]])
@@ -469,6 +563,43 @@ def _covered(
     if area == 0:
         return 0.0
     return round(float((mask[y0:y1, x0:x1] & (region > 0)).sum()) / area, 3)
+
+
+def _clock_truth(clock: Clock | None, camera: Camera, pressed: Color) -> dict[str, Any] | None:
+    """Where the clock shows in the image: its top's corners, each button's top."""
+    if clock is None:
+        return None
+    buttons = camera.project(
+        np.stack([clock.button(side, side is pressed) for side in (Color.WHITE, Color.BLACK)])
+    )
+    return {
+        "pressed": "white" if pressed is Color.WHITE else "black",
+        "corners": camera.project(clock.top_corners()).round(2).tolist(),
+        "buttons": {"white": buttons[0].round(2).tolist(), "black": buttons[1].round(2).tolist()},
+    }
+
+
+def glare_point(style: Style, layout: BoardLayout, camera: Camera) -> NDArray[np.float64]:
+    """Where on the board plane (world mm) the camera sees the lamp's mirror image."""
+    lamp = np.array(style.lamp) * layout.width_mm
+    eye = camera.centre
+    # The lamp mirrored under the plane z = 0; the reflection lies on the line eye -> mirror.
+    mirror = lamp * np.array([1.0, 1.0, -1.0])
+    t = eye[2] / (eye[2] - mirror[2])
+    return np.asarray(eye + (mirror - eye) * t, dtype=np.float64)
+
+
+def _glare_truth(style: Style, layout: BoardLayout, camera: Camera) -> list[float] | None:
+    """The lamp's reflection in pixels, if there is a lamp and it falls on the board."""
+    if style.glare <= 0:
+        return None
+    point = glare_point(style, layout, camera)
+    if np.abs(point[:2]).max() > layout.width_mm / 2:
+        return None
+    uv = camera.project(point[None, :])[0]
+    if not (0 <= uv[0] < camera.width and 0 <= uv[1] < camera.height):
+        return None
+    return [round(float(uv[0]), 2), round(float(uv[1]), 2)]
 
 
 def render_position(

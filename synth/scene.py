@@ -46,6 +46,21 @@ TABLE_COLOURS: tuple[RGB, ...] = (
 
 #: Hands reach in from a side of the board as seen from White.
 HAND_SIDES = ("left", "right", "near", "far")
+#: How far a sleeve comes down the forearm: to above the elbow, mid-forearm, the wrist.
+SLEEVE_LENGTHS = ("short", "three-quarter", "long")
+#: What the fingers do: hang loosely, pinch a piece's rim, press down with the index.
+HAND_POSES = ("relaxed", "pinch", "press")
+#: The table's top: one colour, or a texture tinted by ``Style.table``.
+TABLE_TEXTURES = ("plain", "wood", "cloth", "laminate")
+#: Where the chess clock stands, seen from White (the column-draughts code: White's left).
+CLOCK_PLACES = ("none", "left", "right")
+#: Whose scoresheet lies on the table, in front of that player to his right.
+SCORESHEETS = ("none", "white", "black", "both")
+
+
+def _check_choice(field: str, value: str, options: tuple[str, ...]) -> None:
+    if value not in options:
+        raise ValueError(f"unknown {field} {value!r} (expected one of {options})")
 
 
 @dataclass(frozen=True)
@@ -61,10 +76,13 @@ class HandStyle:
     height_mm: float
     skin: RGB
     sleeve: RGB
+    sleeve_length: str = "three-quarter"
+    pose: str = "relaxed"
 
     def __post_init__(self) -> None:
-        if self.side not in HAND_SIDES:
-            raise ValueError(f"unknown hand side {self.side!r} (expected one of {HAND_SIDES})")
+        _check_choice("hand side", self.side, HAND_SIDES)
+        _check_choice("sleeve length", self.sleeve_length, SLEEVE_LENGTHS)
+        _check_choice("hand pose", self.pose, HAND_POSES)
 
 
 @dataclass(frozen=True)
@@ -109,6 +127,13 @@ class Style:
     """0 keeps the image lossless; 1..100 passes it through JPEG."""
     piece_jitter_mm: float = 0.8
     hand: HandStyle | None = None
+    table_texture: str = "plain"
+    glare: float = 0.0
+    """Strength of a lamp's reflection on the board and pieces (0: no lamp)."""
+    lamp: tuple[float, float, float] = (0.3, 0.2, 1.5)
+    """The lamp's place in board widths: x, y from the board's centre, height above it."""
+    clock: str = "none"
+    scoresheet: str = "none"
 
     def __post_init__(self) -> None:
         find_variant(self.variant)  # raises ValueError naming the variant
@@ -129,6 +154,13 @@ class Style:
             )
         if not 0 <= self.jpeg_quality <= 100:
             raise ValueError(f"JPEG quality {self.jpeg_quality} is outside 0..100")
+        _check_choice("table texture", self.table_texture, TABLE_TEXTURES)
+        _check_choice("clock place", self.clock, CLOCK_PLACES)
+        _check_choice("scoresheet", self.scoresheet, SCORESHEETS)
+        if not 0.0 <= self.glare <= 2.0:
+            raise ValueError(f"glare {self.glare} is outside 0..2")
+        if self.glare > 0 and self.lamp[2] <= 0.1:
+            raise ValueError(f"lamp height {self.lamp[2]} board widths is not above the board")
 
     @property
     def rules_variant(self) -> Variant:
@@ -152,6 +184,9 @@ class Style:
         def pick(options: list[str]) -> str:
             return options[int(rng.integers(len(options)))]
 
+        # Features added later draw from their own stream: the older fields keep the values
+        # a seed always gave them (other packages' tests and data sets rely on that).
+        extra = np.random.default_rng((seed, 8761))
         size = find_variant(name).size
         with_hand = bool(rng.random() < 0.3) if hand is None else hand
         hand_style = None
@@ -163,7 +198,23 @@ class Style:
                 height_mm=float(rng.uniform(40, 120)),
                 skin=_skin(rng),
                 sleeve=tuple(float(c) for c in rng.uniform(0.05, 0.8, 3)),  # type: ignore[arg-type]
+                sleeve_length=SLEEVE_LENGTHS[int(extra.choice(3, p=[0.3, 0.3, 0.4]))],
+                pose="pinch" if extra.random() < 0.5 else "relaxed",
             )
+        with_glare = extra.random() < 0.35
+        glare = float(extra.uniform(0.4, 1.5)) if with_glare else 0.0
+        lamp = (
+            float(extra.uniform(-0.6, 0.6)),
+            float(extra.uniform(-0.6, 0.6)),
+            float(extra.uniform(0.9, 2.0)),
+        )
+        table_texture = TABLE_TEXTURES[int(extra.choice(4, p=[0.25, 0.35, 0.2, 0.2]))]
+        clock = "none"
+        if extra.random() < 0.45:
+            clock = "left" if extra.random() < 0.6 else "right"
+        scoresheet = "none"
+        if extra.random() < 0.35:
+            scoresheet = SCORESHEETS[1 + int(extra.integers(3))]
         markers = bool(rng.random() < 0.4)
         border = float(rng.uniform(10, 45))
         if markers:
@@ -199,6 +250,11 @@ class Style:
                 else (0.0, 0.0)
             ),
             hand=hand_style,
+            table_texture=table_texture,
+            glare=glare,
+            lamp=lamp,
+            clock=clock,
+            scoresheet=scoresheet,
         )
 
 

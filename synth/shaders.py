@@ -98,12 +98,18 @@ void main() {
 )
 
 # mode 0: flat colour; 1: the board's texture; 2: a piece (rim grooves, top ring, optional
-# king stripe); 3: the hand, which also writes white into the second target (the
-# occlusion mask) where it is the nearest surface.
+# king stripe); 3: the hand; 4: the table top (texture tiled in world mm); 5: paper (a
+# scoresheet's texture). ``occluder`` goes into the second target (the occlusion mask)
+# where that surface is the nearest: hands and clutter, not the board or the pieces.
+# Besides the directional light, a lamp (a point light) adds a hot spot and glare.
 FRAGMENT = """
 #version 330
 uniform int mode;
+uniform float occluder;
 uniform sampler2D board_tex;
+uniform sampler2D table_tex;
+uniform sampler2D paper_tex;
+uniform float table_tile;
 uniform vec3 light_dir;
 uniform vec3 light_colour;
 uniform float ambient;
@@ -112,6 +118,8 @@ uniform float specular;
 uniform float shininess;
 uniform float exposure;
 uniform vec3 stripe_colour;
+uniform vec3 lamp_pos;
+uniform float lamp_power;
 uniform mat4 light_view_proj;
 uniform sampler2DShadow shadow_map;
 in vec3 v_world;
@@ -123,7 +131,7 @@ flat in int v_stripe;
 layout(location = 0) out vec4 f_colour;
 layout(location = 1) out vec4 f_mask;
 void main() {
-    f_mask = vec4(vec3(mode == 3 ? 1.0 : 0.0), 1.0);
+    f_mask = vec4(vec3(occluder), 1.0);
     vec3 base = v_colour;
     if (mode == 1) {
         base = texture(board_tex, vec2(v_local.x + 0.5, 0.5 - v_local.y)).rgb;
@@ -140,6 +148,10 @@ void main() {
         if (v_stripe == 1 && abs(v_local.y) < 0.2 && (side || top)) {
             base = stripe_colour;
         }
+    } else if (mode == 4) {
+        base = texture(table_tex, v_world.xy / table_tile).rgb;
+    } else if (mode == 5) {
+        base = texture(paper_tex, vec2(v_local.x + 0.5, 0.5 - v_local.y)).rgb;
     }
     vec3 n = normalize(v_normal);
     vec3 l = normalize(light_dir);
@@ -156,6 +168,17 @@ void main() {
     float highlight = pow(max(dot(n, normalize(l + v)), 0.0), shininess) * specular;
     vec3 lit = base * (ambient + (1.0 - ambient) * diffuse * sun) * light_colour;
     lit += highlight * sun * light_colour * (diffuse > 0.0 ? 1.0 : 0.0);
+    if (lamp_power > 0.0) {
+        // Falls off with the square of the distance, 1 straight under the lamp; the
+        // highlight is broader and stronger than the sun's: a lamp is near and bright.
+        vec3 to_lamp = lamp_pos - v_world;
+        float fall = lamp_pos.z * lamp_pos.z / dot(to_lamp, to_lamp);
+        vec3 ll = normalize(to_lamp);
+        float facing = max(dot(n, ll), 0.0);
+        float glint = pow(max(dot(n, normalize(ll + v)), 0.0), shininess * 1.5);
+        lit += lamp_power * fall * light_colour
+            * (0.25 * facing * base + 6.0 * specular * glint * (facing > 0.0 ? 1.0 : 0.0));
+    }
     f_colour = vec4(lit * exposure, 1.0);
 }
 """
