@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from synth.scene import Style
 
 F64 = NDArray[np.float64]
-NEAR_MM, FAR_MM = 10.0, 20000.0
+NEAR_MM, FAR_MM = 50.0, 20000.0  # a near plane close to the eye wastes depth precision
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import dataclasses
 import json
 import logging
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,8 @@ from rules.pieces import Stack
 from rules.position import Position
 from rules.variants import Color
 from synth.board_texture import BoardLayout, layout_for
-from synth.pieces import Placement, stack_height
+from synth.clutter import place_clock
+from synth.pieces import Placement, disc_size, stack_height
 from synth.render import Renderer, check_fits
 from synth.scene import HandStyle, Style
 
@@ -33,6 +34,8 @@ log = logging.getLogger(__name__)
 
 LIFT_MM = 12.0
 """How high a carried piece rides above the board."""
+HOVER_MM = 40.0
+"""How high over a stack the hand comes in and goes away."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class Timing:
     crown: int = 4
     leave: int = 4
     still: int = 3
+    clock: int = 4
+    """From the last square to the clock, the last of them pressing the button."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,9 @@ class _State:
     phase: str
     side: str = "near"
     """Where the hand comes from: White's side ("near") or Black's ("far")."""
+    pose: str = "pinch"
+    clock_pressed: Color = Color.BLACK
+    """Whose clock button is down (before the first move: Black's, White's clock runs)."""
 
 
 def _ease(t: float) -> float:
@@ -70,76 +78,155 @@ def _lerp(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[flo
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 
 
+def game_style(style: Style) -> Style:
+    """The style a game is rendered in: games are played on the clock, so a style without
+    one gets a clock on White's left (where the column-draughts code puts it)."""
+    return style if style.clock != "none" else dataclasses.replace(style, clock="left")
+
+
 def _states(
-    start: Position, moves: list[Move], layout: BoardLayout, timing: Timing
+    start: Position, moves: list[Move], style: Style, layout: BoardLayout, timing: Timing
 ) -> Iterator[tuple[_State, Position]]:
-    """Every frame's table, with the position it belongs to (for variant and truth)."""
+    """Every frame's table, with the position it belongs to (for variant and truth).
+
+    Draughts: the man is carried along its path, then the captured pieces are taken off
+    one by one. Column games (captured pieces go *under* the capturing tower at once,
+    code of column draughts §1.6.1, §1.8): the tower jumps one leg, the hand takes the
+    top piece off the jumped tower and puts it under the tower, and so on for each leg.
+    Then the crowning, and the player presses the clock with the hand that moved.
+    """
     geometry = start.variant.geometry
     towers = start.variant.towers
+    clock = place_clock(style, layout)
 
     def centre(square: int) -> tuple[float, float]:
         return layout.cell_centre(*geometry.rowcol(square))
 
-    def hand_at(xy: tuple[float, float], stack: Stack = ()) -> tuple[float, float, float]:
-        return (xy[0], xy[1], LIFT_MM + stack_height(stack, towers, layout) + 10.0)
+    def grip_at(xy: tuple[float, float], stack: Stack, lift: float = 0.0) -> tuple[float, ...]:
+        """Where the fingers close on a stack: near the top of its rim."""
+        height = stack_height(stack, towers, layout)
+        return (xy[0], xy[1], lift + max(height / 2, height - 8.0))
+
+    def above(xy: tuple[float, float], stack: Stack = ()) -> tuple[float, float, float]:
+        return (xy[0], xy[1], stack_height(stack, towers, layout) + HOVER_MM)
 
     position = start
-    squares = dict(position.stacks())
+    table = _Table(dict(position.stacks()), pressed=start.turn.other)
     for _ in range(timing.still):
-        yield _State(dict(squares), None, None, 0, "still"), position
+        yield table.frame("still"), position
     for ply, move in enumerate(moves, start=1):
         after = position.play(move)  # raises IllegalMoveError naming the move
-        mover = position.stack(move.path[0])
-        away = -1.0 if position.turn is Color.WHITE else 1.0  # hands come from the player's side
-        side = "near" if position.turn is Color.WHITE else "far"
+        mover = position.turn
+        table.ply, table.side = ply, ("near" if mover is Color.WHITE else "far")
+        away = -1.0 if mover is Color.WHITE else 1.0  # hands come from the player's side
+        squares = table.squares
+        tower = position.stack(move.path[0])
         origin = centre(move.path[0])
         outside = (origin[0], away * layout.width_mm)
         for i in range(timing.enter):
-            xy = _lerp(outside, origin, _ease((i + 1) / timing.enter))
-            yield _State(dict(squares), None, hand_at(xy, mover), ply, "enter", side), position
-        # Lift the mover; what stays on the origin is what the position after says, except
-        # that captured pieces have not been taken off yet.
+            t = _ease((i + 1) / timing.enter)
+            x, y, z = grip_at(_lerp(outside, origin, t), tower)
+            yield table.frame("enter", (x, y, z + (1 - t) * HOVER_MM)), position
         squares.pop(move.path[0], None)
-        if towers and after.stack(move.path[0]):
-            squares[move.path[0]] = after.stack(move.path[0])
-        waypoints = [centre(sq) for sq in move.path]
-        legs = max(1, len(waypoints) - 1)
-        for i in range(timing.carry * legs):
-            t = (i + 1) / (timing.carry * legs) * legs
-            leg = min(int(t), legs - 1)
-            xy = _lerp(waypoints[leg], waypoints[min(leg + 1, len(waypoints) - 1)], _ease(t - leg))
-            carried = Placement(mover, xy[0], xy[1], None, LIFT_MM)
-            yield _State(dict(squares), carried, hand_at(xy, mover), ply, "carry", side), position
-        target = move.path[-1]
-        # Put the man down as it arrived (a promotion shows a moment later).
-        squares[target] = mover
-        for captured in move.captures:
-            remaining = after.stack(captured)
-            if remaining:
-                squares[captured] = remaining
+        if not move.captures or not towers:
+            for frame in _carry(table, move.path, tower, centre, grip_at, timing):
+                yield frame, position
+            squares[move.path[-1]] = tower  # put down as it arrived (crowned a moment later)
+        for leg, captured in enumerate(move.captures):
+            landing = move.path[leg + 1]
+            if towers:  # jump one leg, then put the prisoner under the tower
+                squares.pop(move.path[leg], None)  # the tower is lifted again
+                for frame in _carry(
+                    table, move.path[leg : leg + 2], tower, centre, grip_at, timing
+                ):
+                    yield frame, position
+                squares[landing] = tower
+            jumped = squares[captured]
+            prisoner: Stack = jumped[:1]
+            if jumped[1:]:
+                squares[captured] = jumped[1:]
             else:
-                squares.pop(captured, None)
-            for _ in range(timing.per_capture):
-                yield (
-                    _State(dict(squares), None, hand_at(centre(captured)), ply, "capture", side),
-                    position,
-                )
+                squares.pop(captured)
+            start_xy = centre(captured)
+            end_xy = centre(landing) if towers else (start_xy[0], away * layout.width_mm)
+            for i in range(timing.per_capture):
+                xy = _lerp(start_xy, end_xy, _ease(i / max(1, timing.per_capture)) * 0.8)
+                held = Placement(prisoner, xy[0], xy[1], None, LIFT_MM)
+                yield table.frame("capture", grip_at(xy, prisoner, LIFT_MM), held), position
+            if towers:
+                tower = tower + prisoner
+                squares[landing] = tower
+        target = move.path[-1]
         if move.promotes:
             for i in range(timing.crown):
                 if i == timing.crown // 2:
                     squares[target] = after.stack(target)
-                yield (
-                    _State(dict(squares), None, hand_at(centre(target)), ply, "crown", side),
-                    position,
-                )
-        squares = dict(after.stacks())
-        last = centre(target)
+                yield table.frame("crown", grip_at(centre(target), squares[target])), position
+        table.squares = dict(after.stacks())
+        last = above(centre(target), after.stack(target))
+        leave_from = (last[0], last[1])
+        if clock is not None and timing.clock:
+            button = clock.button(mover, pressed=True)
+            for i in range(timing.clock):
+                final = i == timing.clock - 1
+                t = _ease((i + 1) / timing.clock)
+                if final:  # the button goes down: the mover's clock stops
+                    table.pressed = mover
+                xy = _lerp(leave_from, (float(button[0]), float(button[1])), t)
+                z = float(button[2]) + (0.0 if final else HOVER_MM * (1.2 - t))
+                yield table.frame("clock", (xy[0], xy[1], z), pose="press"), after
+            leave_from = (float(button[0]), float(button[1]))
         for i in range(timing.leave):
-            xy = _lerp(last, (last[0], away * layout.width_mm), _ease((i + 1) / timing.leave))
-            yield _State(dict(squares), None, hand_at(xy), ply, "leave", side), after
+            t = _ease((i + 1) / timing.leave)
+            xy = _lerp(leave_from, (leave_from[0], away * layout.width_mm), t)
+            yield table.frame("leave", (xy[0], xy[1], last[2]), pose="relaxed"), after
         for _ in range(timing.still):
-            yield _State(dict(squares), None, None, ply, "still"), after
+            yield table.frame("still"), after
         position = after
+
+
+@dataclass
+class _Table:
+    """What a game changes as it goes: the stacks on squares, whose clock button is down,
+    and which ply the hand from which side is playing."""
+
+    squares: dict[int, Stack]
+    pressed: Color = Color.BLACK
+    """The player who is not to move pressed last: his button is down."""
+    ply: int = 0
+    side: str = "near"
+
+    def frame(
+        self,
+        phase: str,
+        hand: tuple[float, ...] | None = None,
+        carried: Placement | None = None,
+        pose: str = "pinch",
+    ) -> _State:
+        """The table now; the hand's fingers act at ``hand`` (none while ``still``)."""
+        target = None if hand is None else (hand[0], hand[1], hand[2])
+        return _State(
+            dict(self.squares), carried, target, self.ply, phase, self.side, pose, self.pressed
+        )
+
+
+def _carry(
+    table: _Table,
+    path: tuple[int, ...] | list[int],
+    tower: Stack,
+    centre: Callable[[int], tuple[float, float]],
+    grip_at: Callable[..., tuple[float, ...]],
+    timing: Timing,
+) -> Iterator[_State]:
+    """The stack in the hand, lifted, along the path's squares (eased per leg)."""
+    waypoints = [centre(sq) for sq in path]
+    legs = max(1, len(waypoints) - 1)
+    for i in range(timing.carry * legs):
+        t = (i + 1) / (timing.carry * legs) * legs
+        leg = min(int(t), legs - 1)
+        xy = _lerp(waypoints[leg], waypoints[min(leg + 1, len(waypoints) - 1)], _ease(t - leg))
+        carried = Placement(tower, xy[0], xy[1], None, LIFT_MM)
+        yield table.frame("carry", grip_at(xy, tower, LIFT_MM), carried)
 
 
 def game_frames(
@@ -152,10 +239,13 @@ def game_frames(
     """Render every frame of the game: (BGR image, truth) pairs.
 
     The camera sways a little and the light drifts across the game, both seeded by the
-    style, so two renders of one game are identical.
+    style, so two renders of one game are identical. A style without a clock gets one
+    (:func:`game_style`).
     """
     check_fits(start, style)
+    style = game_style(style)
     layout = layout_for(style, start.variant.geometry)
+    grip_radius, _ = disc_size(layout)
     rng = np.random.default_rng((style.seed, 104729))
     sway = np.zeros(2)
     base_hand = style.hand or HandStyle(
@@ -165,7 +255,7 @@ def game_frames(
         skin=(0.78, 0.58, 0.45),
         sleeve=(0.2, 0.25, 0.4),
     )
-    for index, (state, position) in enumerate(_states(start, moves, layout, timing)):
+    for index, (state, position) in enumerate(_states(start, moves, style, layout, timing)):
         sway = 0.9 * sway + rng.normal(0.0, 0.4, 2)
         frame_style = dataclasses.replace(
             style,
@@ -186,6 +276,9 @@ def game_frames(
             hand_target=state.hand,
             camera_jitter=(float(sway[0]), float(sway[1])),
             frame_seed=index,
+            hand_pose=state.pose,
+            grip_radius_mm=grip_radius,
+            clock_pressed=state.clock_pressed,
         )
         truth = {
             "frame": index,
@@ -223,7 +316,10 @@ def write_game(
     count = 0
     with Renderer(size) as renderer, (out / "truth.jsonl").open("w") as lines:
         lines.write(
-            json.dumps({"style": style.as_dict(), "start": start.fen(), "fps": timing.fps}) + "\n"
+            json.dumps(
+                {"style": game_style(style).as_dict(), "start": start.fen(), "fps": timing.fps}
+            )
+            + "\n"
         )
         for image, truth in game_frames(renderer, start, moves, style, timing):
             if writer is not None:

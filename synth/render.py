@@ -375,7 +375,8 @@ class Renderer:
         board_top = _model((0.0, 0.0, 0.01), (w, w, 1.0))
         self._shape_draw("quad", board_top, Surface(WHITE, MODE_BOARD, 0.08, 24.0))
         edge = tuple(0.8 * c for c in BOARD_SCHEMES[style.board][2])
-        slab = _model((0.0, 0.0, -BOARD_THICKNESS_MM / 2), (w, w, BOARD_THICKNESS_MM))
+        # The slab's top stays under the printed top: at equal depth the two would fight.
+        slab = _model((0.0, 0.0, -(BOARD_THICKNESS_MM + 0.5) / 2), (w, w, BOARD_THICKNESS_MM - 0.5))
         self._shape_draw("box", slab, Surface(edge, MODE_FLAT))  # type: ignore[arg-type]
         for item in items:
             if item.look == "paper":

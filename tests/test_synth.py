@@ -211,8 +211,9 @@ def test_a_game_shows_the_move_the_captures_and_the_crowning() -> None:
     phases = [t["phase"] for t in frames]
     assert phases[0] == "still" and phases[-1] == "still" and "capture" in phases
     assert [t["frame"] for t in frames] == list(range(len(frames)))
-    carrying = [t for t in frames if t["carrying"]]
-    assert carrying and all(t["squares"]["d6"] == "" and t["squares"]["f8"] == "" for t in carrying)
+    carrying = [t for t in frames if t["phase"] == "carry"]
+    assert carrying and all(t["carrying"] for t in carrying)
+    assert all(t["squares"]["d6"] == "" and t["squares"]["f8"] == "" for t in carrying)
     assert all(t["squares"]["e7"] == "b" for t in carrying)
     assert all(t["hand_present"] for t in carrying)
     # The man lands, the captured man goes, and only then is the man crowned.
@@ -253,3 +254,70 @@ def test_damcam_render_writes_images_with_truth_and_refuses_bad_styles(tmp_path:
     assert len(lines) == 3 and all(
         (tmp_path / "ds" / json.loads(x)["image"]).exists() for x in lines
     )
+
+
+def test_the_hand_presses_the_clock_after_the_move_and_before_leaving() -> None:
+    russian = find_variant("russian")
+    start = Position.initial(russian)
+    moves = [start.parse_move("c3-d4")]
+    moves.append(start.play(moves[0]).parse_move("f6-e5"))
+    timing = Timing(enter=1, carry=2, leave=2, still=1, clock=3)
+    style = Style.random(4, russian, hand=False)
+    with Renderer((160, 120)) as renderer:
+        frames = [t for _, t in game_frames(renderer, start, moves, style, timing)]
+    assert all(t["clock"] is not None for t in frames)  # a game is played on a clock
+    for ply, mover, other in ((1, "white", "black"), (2, "black", "white")):
+        played = [t for t in frames if t["ply"] == ply]
+        phases = [t["phase"] for t in played]
+        clock = [i for i, p in enumerate(phases) if p == "clock"]
+        # After the piece is put down, before the hand leaves: the piece stands on its
+        # new square in every clock frame.
+        assert clock and max(i for i, p in enumerate(phases) if p == "carry") < clock[0]
+        assert clock[-1] < min(i for i, p in enumerate(phases) if p == "leave")
+        landed = "d4" if ply == 1 else "e5"
+        assert all(played[i]["squares"][landed] != "" for i in clock)
+        assert all(played[i]["hand_present"] for i in clock)
+        # The mover's button goes down on the last clock frame, and stays down.
+        pressed = [t["clock"]["pressed"] for t in played]
+        assert pressed[: clock[-1]] == [other] * clock[-1]
+        assert pressed[clock[-1] :] == [mover] * (len(played) - clock[-1])
+
+
+def test_a_column_capture_puts_each_prisoner_under_the_tower_as_it_is_taken() -> None:
+    bashni = find_variant("bashni")
+    g = bashni.geometry
+    start = Position.from_stacks(
+        bashni,
+        {
+            g.parse_square("c3"): parse_stack("w"),
+            g.parse_square("d4"): parse_stack("bw"),
+            g.parse_square("f6"): parse_stack("b"),
+        },
+        Color.WHITE,
+    )
+    move = start.parse_move("c3:g7")
+    timing = Timing(enter=1, carry=2, per_capture=2, leave=1, still=1, clock=2)
+    with Renderer((160, 120)) as renderer:
+        frames = [
+            t for _, t in game_frames(renderer, start, [move], Style.random(5, bashni), timing)
+        ]
+    seen = [
+        (t["phase"], t["squares"]["d4"], t["squares"]["e5"], t["squares"]["f6"], t["squares"]["g7"])
+        for t in frames
+    ]
+    # Leg one: the man jumps to e5 (in the hand meanwhile), the hand lifts the black top
+    # off d4 (the white prisoner under it is freed) and puts it under the man on e5;
+    # leg two likewise from e5 over f6 to g7. The tower is whole before the hand leaves.
+    steps = [s for i, s in enumerate(seen) if i == 0 or s != seen[i - 1]]
+    assert steps == [
+        ("still", "bw", "", "b", ""),
+        ("enter", "bw", "", "b", ""),
+        ("carry", "bw", "", "b", ""),
+        ("capture", "w", "w", "b", ""),
+        ("carry", "w", "", "b", ""),
+        ("capture", "w", "", "", "wb"),
+        ("clock", "w", "", "", "wbb"),
+        ("leave", "w", "", "", "wbb"),
+        ("still", "w", "", "", "wbb"),
+    ]
+    assert all(t["carrying"] for t in frames if t["phase"] in ("carry", "capture"))
