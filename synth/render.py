@@ -207,6 +207,33 @@ class Renderer:
         mm. ``clock_pressed``: whose clock button is down (default: the player who is not
         to move, as after his move).
         """
+        # Another renderer's context may be current (two renderers in one process).
+        with self.ctx:
+            return self._render_placements(
+                position,
+                placed,
+                style,
+                hand_target=hand_target,
+                camera_jitter=camera_jitter,
+                frame_seed=frame_seed,
+                hand_pose=hand_pose,
+                grip_radius_mm=grip_radius_mm,
+                clock_pressed=clock_pressed,
+            )
+
+    def _render_placements(
+        self,
+        position: Position,
+        placed: list[Placement],
+        style: Style,
+        *,
+        hand_target: tuple[float, float, float] | None,
+        camera_jitter: tuple[float, float],
+        frame_seed: int,
+        hand_pose: str | None,
+        grip_radius_mm: float,
+        clock_pressed: Color | None,
+    ) -> Rendered:
         variant = position.variant
         layout = layout_for(style, variant.geometry)
         camera = place_camera(style, layout.width_mm, self.size, jitter=camera_jitter)

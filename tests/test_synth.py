@@ -180,6 +180,18 @@ def test_bad_styles_and_positions_are_refused_by_name(renderer: Renderer) -> Non
         Style(seed=0, variant="russian", pieces="gold-silver")
     with pytest.raises(ValueError, match="unknown variant 'hexdame'"):
         Style.random(0, "hexdame")
+    with pytest.raises(ValueError, match="table texture 'marble'"):
+        Style(seed=0, variant="russian", table_texture="marble")
+    with pytest.raises(ValueError, match="clock place 'wall'"):
+        Style(seed=0, variant="russian", clock="wall")
+    with pytest.raises(ValueError, match="scoresheet 'all'"):
+        Style(seed=0, variant="russian", scoresheet="all")
+    with pytest.raises(ValueError, match="glare"):
+        Style(seed=0, variant="russian", glare=-1.0)
+    with pytest.raises(ValueError, match="sleeve length 'none'"):
+        HandStyle("near", (0, 0), 50.0, (1, 1, 1), (0, 0, 0), sleeve_length="none")
+    with pytest.raises(ValueError, match="hand pose 'wave'"):
+        HandStyle("near", (0, 0), 50.0, (1, 1, 1), (0, 0, 0), pose="wave")
     with pytest.raises(ValueError, match="too narrow for the ArUco markers"):
         Style(seed=0, variant="russian", markers=True, border_mm=5.0)
     with pytest.raises(
@@ -321,3 +333,144 @@ def test_a_column_capture_puts_each_prisoner_under_the_tower_as_it_is_taken() ->
         ("still", "w", "", "", "wbb"),
     ]
     assert all(t["carrying"] for t in frames if t["phase"] in ("carry", "capture"))
+
+
+def _inside_grid(truth: dict[str, object], uv: NDArray[np.float64]) -> NDArray[np.bool_]:
+    corners = np.array(truth["corners"], dtype=np.float32)
+    return np.array(
+        [cv2.pointPolygonTest(corners, (float(u), float(v)), False) >= 0 for u, v in uv]
+    )
+
+
+def test_the_clock_and_scoresheets_stand_beside_the_board_and_never_hide_a_square(
+    renderer: Renderer,
+) -> None:
+    position = Position.initial(INTERNATIONAL)
+    plain = tilted(fill=0.6, clock="none", scoresheet="none")
+    for clock in ("left", "right"):
+        cluttered = dataclasses.replace(plain, clock=clock, scoresheet="both")
+        out, bare = renderer.render(position, cluttered), renderer.render(position, plain)
+        assert not any(out.truth["occlusion"].values()) and not out.truth["hand"]
+        corners = np.array(out.truth["clock"]["corners"])
+        assert not _inside_grid(out.truth, corners).any()
+        # The clock shows where the truth says, and nothing changed on the grid.
+        changed = np.abs(out.image.astype(int) - bare.image.astype(int)).sum(axis=2) > 30
+        u, v = corners.mean(axis=0).round().astype(int)
+        assert changed[v - 3 : v + 4, u - 3 : u + 4].all()
+        ys, xs = np.nonzero(changed)
+        assert not _inside_grid(out.truth, np.stack([xs, ys], axis=1)[::50]).any()
+
+
+def test_random_clutter_never_stands_on_the_board() -> None:
+    from synth.board_texture import layout_for
+    from synth.clutter import clock_items, place_clock, scoresheet_items
+
+    seen = {"clock": 0, "sheet": 0}
+    for seed in range(150):
+        style = Style.random(seed, INTERNATIONAL)
+        layout = layout_for(style, INTERNATIONAL.geometry)
+        clock = place_clock(style, layout)
+        items = scoresheet_items(style, layout) + (clock_items(clock, None) if clock else [])
+        seen["clock"] += clock is not None
+        seen["sheet"] += bool(scoresheet_items(style, layout))
+        for item in items:
+            unit = np.array([[x, y, 0.0, 1.0] for x in (-0.5, 0.5) for y in (-0.5, 0.5)])
+            footprint = (unit @ item.model.T)[:, :2]
+            half = layout.width_mm / 2
+            off_x = (footprint[:, 0] > half).all() or (footprint[:, 0] < -half).all()
+            off_y = (footprint[:, 1] > half).all() or (footprint[:, 1] < -half).all()
+            assert off_x or off_y, (seed, item.look)
+    assert 30 < seen["clock"] < 110 and 20 < seen["sheet"] < 90
+
+
+def test_a_sleeve_hides_squares_and_counts_in_the_occlusion(renderer: Renderer) -> None:
+    def arm(sleeve_length: str) -> Style:
+        hand = HandStyle("near", (0.5, 0.5), 60.0, (0.8, 0.6, 0.5), (0.1, 0.1, 0.6), sleeve_length)
+        return tilted(hand=hand, fill=0.6)
+
+    empty = Position.from_stacks(INTERNATIONAL, {}, Color.WHITE)
+    long, short = renderer.render(empty, arm("long")), renderer.render(empty, arm("short"))
+    covered = [n for n, f in long.truth["occlusion"].items() if f >= 0.95]
+    blue = [
+        n for n in covered if _colour(long.image, long.truth["centres"][n])[0] > 100
+    ]  # BGR: the sleeve's blue
+    assert blue, covered
+    # With short sleeves the bare forearm lies there instead: skin, not cloth.
+    skin = [n for n in blue if _colour(short.image, short.truth["centres"][n])[0] < 100]
+    assert skin and all(short.truth["occlusion"][n] > 0.3 for n in skin)
+    assert sum(long.truth["occlusion"].values()) > sum(short.truth["occlusion"].values())
+
+
+def _colour(image: NDArray[np.uint8], uv: list[float]) -> NDArray[np.int64]:
+    u, v = round(uv[0]), round(uv[1])
+    return np.asarray(
+        image[v - 1 : v + 2, u - 1 : u + 2].reshape(-1, 3).mean(axis=0), dtype=np.int64
+    )
+
+
+def test_lamp_glare_brightens_the_board_most_at_the_lamps_reflection(renderer: Renderer) -> None:
+    empty = Position.from_stacks(INTERNATIONAL, {}, Color.WHITE)
+    lit = tilted(board="green-buff", glare=1.2, lamp=(0.1, 0.15, 1.2), fill=0.7)
+    out, dark = (
+        renderer.render(empty, lit),
+        renderer.render(empty, dataclasses.replace(lit, glare=0)),
+    )
+    assert dark.truth["glare"] is None
+    u, v = np.array(out.truth["glare"])
+    grey_of = lambda im: cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)  # noqa: E731
+    gain = cv2.blur(grey_of(out.image) - grey_of(dark.image), (15, 15))
+    corners = np.array(out.truth["corners"])
+    far = corners[int(np.argmax(np.linalg.norm(corners - [u, v], axis=1)))]
+    inward = far + 0.1 * (corners.mean(axis=0) - far)
+    assert gain[round(v), round(u)] > 25
+    assert gain[round(v), round(u)] > 2 * gain[round(inward[1]), round(inward[0])]
+    # The brightest gain on the board is near the truth's point (within two squares).
+    ys, xs = np.mgrid[0 : gain.shape[0], 0 : gain.shape[1]]
+    on_board = _inside_grid(out.truth, np.stack([xs.ravel(), ys.ravel()], axis=1)[::7])
+    flat = np.stack([xs.ravel(), ys.ravel()], axis=1)[::7][on_board]
+    best = flat[int(np.argmax(gain[flat[:, 1], flat[:, 0]]))]
+    square_px = np.linalg.norm(corners[1] - corners[0]) / 10
+    assert np.linalg.norm(best - [u, v]) < 2 * square_px
+
+
+def test_a_table_texture_changes_the_table_not_the_board(renderer: Renderer) -> None:
+    position = Position.initial(INTERNATIONAL)
+    plain = tilted(table_texture="plain", fill=0.6)
+    wood = renderer.render(position, dataclasses.replace(plain, table_texture="wood"))
+    flat = renderer.render(position, plain)
+    diff = np.abs(wood.image.astype(int) - flat.image.astype(int)).sum(axis=2)
+    ys, xs = np.mgrid[0 : diff.shape[0] : 4, 0 : diff.shape[1] : 4]
+    grid = _inside_grid(wood.truth, np.stack([xs.ravel(), ys.ravel()], axis=1))
+    inside, outside = (
+        diff[ys.ravel()[grid], xs.ravel()[grid]],
+        diff[ys.ravel()[~grid], xs.ravel()[~grid]],
+    )
+    assert inside.max() == 0
+    assert outside.std() > 8 and (outside > 15).mean() > 0.2
+
+
+def test_two_renderers_in_one_process_do_not_disturb_each_other() -> None:
+    position = Position.initial(INTERNATIONAL)
+    with Renderer((160, 120)) as first:
+        before = first.render(position, tilted()).image
+        with Renderer((160, 120)) as second:
+            second.render(position, tilted(board="paper"))
+        after = first.render(position, tilted()).image
+    assert np.array_equal(before, after)
+
+
+def test_pinching_fingers_close_on_both_sides_of_the_rim() -> None:
+    from synth.board_texture import layout_for
+    from synth.hand import hand_parts
+
+    style = tilted(hand=HandStyle("left", (0, 0), 50.0, (0.8, 0.6, 0.5), (0.2, 0.2, 0.2)))
+    layout = layout_for(style, INTERNATIONAL.geometry)
+    target = np.array([10.0, -20.0, 6.0])
+    parts = hand_parts(style, layout, tuple(target), pose="pinch", grip_radius_mm=17.0)  # type: ignore[arg-type]
+    centres = np.array([p.model[:3, 3] for p in parts])
+    near = centres[np.linalg.norm(centres - target, axis=1) < 30]
+    # The hand reaches in from the left (+x): thumb before the rim, fingers beyond it.
+    offsets = near[:, 0] - target[0]
+    assert (offsets > 10).any() and (offsets < -10).any()
+    relaxed = hand_parts(style, layout, tuple(target), pose="relaxed")  # type: ignore[arg-type]
+    assert len(relaxed) == len(parts)
