@@ -6,6 +6,7 @@ import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -335,7 +336,7 @@ def test_a_column_capture_puts_each_prisoner_under_the_tower_as_it_is_taken() ->
     assert all(t["carrying"] for t in frames if t["phase"] in ("carry", "capture"))
 
 
-def _inside_grid(truth: dict[str, object], uv: NDArray[np.float64]) -> NDArray[np.bool_]:
+def _inside_grid(truth: dict[str, Any], uv: NDArray[Any]) -> NDArray[np.bool_]:
     corners = np.array(truth["corners"], dtype=np.float32)
     return np.array(
         [cv2.pointPolygonTest(corners, (float(u), float(v)), False) >= 0 for u, v in uv]
@@ -417,8 +418,7 @@ def test_lamp_glare_brightens_the_board_most_at_the_lamps_reflection(renderer: R
     )
     assert dark.truth["glare"] is None
     u, v = np.array(out.truth["glare"])
-    grey_of = lambda im: cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)  # noqa: E731
-    gain = cv2.blur(grey_of(out.image) - grey_of(dark.image), (15, 15))
+    gain = cv2.blur(_grey_image(out.image) - _grey_image(dark.image), (15, 15))
     corners = np.array(out.truth["corners"])
     far = corners[int(np.argmax(np.linalg.norm(corners - [u, v], axis=1)))]
     inward = far + 0.1 * (corners.mean(axis=0) - far)
@@ -431,6 +431,10 @@ def test_lamp_glare_brightens_the_board_most_at_the_lamps_reflection(renderer: R
     best = flat[int(np.argmax(gain[flat[:, 1], flat[:, 0]]))]
     square_px = np.linalg.norm(corners[1] - corners[0]) / 10
     assert np.linalg.norm(best - [u, v]) < 2 * square_px
+
+
+def _grey_image(image: NDArray[np.uint8]) -> NDArray[np.float32]:
+    return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), dtype=np.float32)
 
 
 def test_a_table_texture_changes_the_table_not_the_board(renderer: Renderer) -> None:
@@ -465,12 +469,13 @@ def test_pinching_fingers_close_on_both_sides_of_the_rim() -> None:
 
     style = tilted(hand=HandStyle("left", (0, 0), 50.0, (0.8, 0.6, 0.5), (0.2, 0.2, 0.2)))
     layout = layout_for(style, INTERNATIONAL.geometry)
-    target = np.array([10.0, -20.0, 6.0])
-    parts = hand_parts(style, layout, tuple(target), pose="pinch", grip_radius_mm=17.0)  # type: ignore[arg-type]
+    point = (10.0, -20.0, 6.0)
+    target = np.array(point)
+    parts = hand_parts(style, layout, point, pose="pinch", grip_radius_mm=17.0)
     centres = np.array([p.model[:3, 3] for p in parts])
     near = centres[np.linalg.norm(centres - target, axis=1) < 30]
     # The hand reaches in from the left (+x): thumb before the rim, fingers beyond it.
     offsets = near[:, 0] - target[0]
     assert (offsets > 10).any() and (offsets < -10).any()
-    relaxed = hand_parts(style, layout, tuple(target), pose="relaxed")  # type: ignore[arg-type]
+    relaxed = hand_parts(style, layout, point, pose="relaxed")
     assert len(relaxed) == len(parts)
