@@ -1,14 +1,19 @@
 """Speed of the synthetic renderer at 640x480 (target: 20 frames a second on 2 cores).
 
 ``python -m bench.render [--frames N]`` prints one JSON line per case: frames rendered,
-seconds, frames per second. Cases: random styles without a hand (the dataset case),
-with a hand (adds the occlusion truth), a clean overhead style, and game frames.
+wall seconds and frames per second, CPU seconds per frame (all threads, llvmpipe's too),
+and the load average when the case ended (the machine is shared). Cases: random styles
+without a hand (the dataset case), with a hand (adds the occlusion truth), random styles
+with every table feature on (lamp glare, textured table, clock, scoresheets, a sleeved
+gripping hand), a clean overhead style, and game frames (a hand and a clock press).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
 import time
 from collections.abc import Callable
 
@@ -36,6 +41,7 @@ def _time(name: str, work: Callable[[], int]) -> None:
                 "fps": round(done / seconds, 1),
                 "cpu_seconds_per_frame": round(cpu / done, 4),
                 "target_fps": 20,
+                "load_average": round(os.getloadavg()[0], 2),
             }
         ),
         flush=True,
@@ -62,6 +68,20 @@ def main() -> None:
 
         _time("random styles, no hand", dataset(False))
         _time("random styles, hand", dataset(True))
+
+        def everything() -> int:
+            for i, position in enumerate(positions):
+                style = dataclasses.replace(
+                    Style.random(i % 8, position.variant, hand=True),
+                    glare=0.8,
+                    table_texture=("wood", "cloth", "laminate")[i % 3],
+                    clock=("left", "right")[i % 2],
+                    scoresheet="both",
+                )
+                renderer.render(position, style)
+            return n
+
+        _time("random styles, every table feature", everything)
         plain = Style.plain(variants[0])
         start = Position.initial(variants[0])
         _time(

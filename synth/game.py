@@ -176,6 +176,7 @@ def _states(
                 z = float(button[2]) + (0.0 if final else HOVER_MM * (1.2 - t))
                 yield table.frame("clock", (xy[0], xy[1], z), pose="press"), after
             leave_from = (float(button[0]), float(button[1]))
+            last = (last[0], last[1], max(last[2], float(button[2]) + HOVER_MM / 2))
         for i in range(timing.leave):
             t = _ease((i + 1) / timing.leave)
             xy = _lerp(leave_from, (leave_from[0], away * layout.width_mm), t)

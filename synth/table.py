@@ -41,12 +41,14 @@ def table_image(kind: str, colour: RGB, seed: int) -> NDArray[np.uint8]:
     ys = np.arange(side, dtype=np.float32)[:, None] * (2 * np.pi / side)
     xs = np.arange(side, dtype=np.float32)[None, :] * (2 * np.pi / side)
     if kind == "wood":
+        # Planks along x: fine grain streaks, gently bent rings, a seam and a tone per plank.
         bend = _smooth_noise(rng, side, 4)
-        rings = np.sin(ys * 24 + bend * 2.5 + 0.6 * np.sin(xs * 2))
-        streaks = _smooth_noise(rng, side, 64)[:, :1]  # the same along a board: grain streaks
-        shade = 1.0 + 0.09 * rings + 0.05 * streaks + 0.03 * _smooth_noise(rng, side, 8)
-        planks = (np.arange(side)[:, None] % (side // 4)) < 2  # seams between planks
-        shade = np.where(planks, shade * 0.7, shade)
+        rings = np.sin(ys * 40 + bend * 3.0 + 0.8 * np.sin(xs * 3))
+        streaks = _smooth_noise(rng, side, 128)[:, :1] * np.ones((1, side), np.float32)
+        plank = np.repeat(rng.normal(0, 0.05, 4).astype(np.float32), side // 4)[:, None]
+        shade = 1.0 + 0.04 * rings + 0.05 * streaks + plank
+        seams = (np.arange(side)[:, None] % (side // 4)) < 2
+        shade = np.where(seams, shade * 0.7, shade)
     elif kind == "cloth":
         weave = np.sin(xs * side / 3) * np.sin(ys * side / 3)
         shade = 1.0 + 0.06 * weave + 0.05 * _smooth_noise(rng, side, 16)
