@@ -273,8 +273,7 @@ class Renderer:
         texture = self._textures.get(key)
         if texture is None:
             image = board_image(style, style.rules_variant.geometry)
-            rgba = np.dstack([image, np.ones(image.shape[:2], np.float32)])
-            pixels = np.round(rgba * 255).astype(np.uint8)
+            pixels = (image * 255 + 0.5).astype(np.uint8)
             texture = self._upload(pixels, self._textures, key)
         return texture
 
@@ -298,10 +297,10 @@ class Renderer:
         return texture
 
     def _table_texture(self, style: Style) -> moderngl.Texture:
-        key = ("table", style.table_texture, style.table, style.seed % 4)
+        key = ("table", style.table_texture)
         texture = self._surfaces.get(key)
         if texture is None:
-            pixels = table_image(style.table_texture, style.table, style.seed % 4)
+            pixels = table_image(style.table_texture)[..., None]
             texture = self._upload(pixels, self._surfaces, key, repeat=True)
         return texture
 
@@ -413,7 +412,7 @@ class Renderer:
                 surface = Surface(item.colour, mode, spec, shine, MASK_CLUTTER)
             self._shape_draw(item.mesh, item.model, surface)
         table = _model((0.0, 0.0, -BOARD_THICKNESS_MM), (w * TABLE_REACH, w * TABLE_REACH, 1.0))
-        self._shape_draw("quad", table, Surface(WHITE, MODE_TABLE, 0.06, 10.0))
+        self._shape_draw("quad", table, Surface(style.table, MODE_TABLE, 0.06, 10.0))
 
     def _load_discs(self, board_discs: list[Disc]) -> int:
         """Write the discs into the instance buffer; returns how many."""

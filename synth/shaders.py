@@ -149,7 +149,7 @@ void main() {
             base = stripe_colour;
         }
     } else if (mode == 4) {
-        base = texture(table_tex, v_world.xy / table_tile).rgb;
+        base = v_colour * 2.0 * texture(table_tex, v_world.xy / table_tile).r;
     } else if (mode == 5) {
         base = texture(paper_tex, vec2(v_local.x + 0.5, 0.5 - v_local.y)).rgb;
     }

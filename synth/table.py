@@ -10,8 +10,6 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from synth.scene import RGB
-
 TABLE_TILE_MM = 600.0
 """World size of one repeat of the table texture."""
 TABLE_PX = 512
@@ -29,11 +27,12 @@ def _smooth_noise(rng: np.random.Generator, side: int, cells: int) -> NDArray[np
     return np.asarray(big[:side, :side], dtype=np.float32)
 
 
-def table_image(kind: str, colour: RGB, seed: int) -> NDArray[np.uint8]:
-    """RGB bytes (TABLE_PX square, tileable) of a table top of ``kind`` in ``colour``.
+def table_image(kind: str, seed: int = 0) -> NDArray[np.uint8]:
+    """Grey bytes (TABLE_PX square, tileable) of a table top's shading, half scale (128 is
+    1.0): the shader tints it with the table's colour, so one image serves every colour.
 
-    ``wood``: long grain and growth rings; ``cloth``: a fine weave; ``laminate``: faint
-    mottling; ``plain``: the colour alone.
+    ``wood``: planks with grain; ``cloth``: a fine weave; ``laminate``: faint mottling;
+    ``plain``: even.
     """
     rng = np.random.default_rng((seed, 2113))
     side = TABLE_PX
@@ -54,8 +53,7 @@ def table_image(kind: str, colour: RGB, seed: int) -> NDArray[np.uint8]:
         shade = 1.0 + 0.06 * weave + 0.05 * _smooth_noise(rng, side, 16)
     elif kind == "laminate":
         shade = 1.0 + 0.05 * _smooth_noise(rng, side, 8) + 0.03 * _smooth_noise(rng, side, 32)
-    rgb = np.asarray(colour, dtype=np.float32)[None, None, :] * shade[..., None]
-    return np.asarray(np.clip(rgb * 255, 0, 255).round(), dtype=np.uint8)
+    return np.asarray(np.clip(shade * 128, 0, 255).round(), dtype=np.uint8)
 
 
 def scoresheet_image(seed: int) -> NDArray[np.uint8]:
