@@ -1,7 +1,8 @@
 """A contact sheet of renders beside real photos of the same board types, for the docs.
 
-``python -m synth.contact OUT.png [PHOTO ...]``: the first row holds the photos, the
-rows below renders of matching and varied styles.
+``python -m synth.contact OUT.png [PHOTO ...]``: the photos first, then renders: the
+Baxter and damas set-ups, then varied styles (clock, scoresheets, glare, sleeves, a
+pinching hand, textured tables).
 """
 
 from __future__ import annotations
@@ -33,7 +34,11 @@ def _renders(renderer: Renderer) -> list[NDArray[np.uint8]]:
         tilt_deg=33.0,
         azimuth_deg=-25.0,
         table=(0.62, 0.50, 0.36),
+        table_texture="wood",
         noise_sigma=2.0,
+        clock="none",
+        scoresheet="none",
+        glare=0.0,
     )
     baxter = dataclasses.replace(
         Style.random(22, russian, hand=False),
@@ -46,28 +51,47 @@ def _renders(renderer: Renderer) -> list[NDArray[np.uint8]]:
         offset=(0.0, 0.0),
         vignette=0.5,
         coordinates=False,
-        table=(0.08, 0.08, 0.08),
+        table=(0.16, 0.12, 0.09),
+        table_texture="wood",
         fill=0.95,
-        exposure=1.2,
+        exposure=1.1,
         border_mm=8.0,
         markers=False,
+        glare=1.3,
+        lamp=(0.0, 0.05, 0.9),
+        clock="none",
+        scoresheet="none",
     )
-    hand = HandStyle("right", (1.0, -0.5), 45.0, (0.55, 0.36, 0.25), (0.6, 0.1, 0.1))
+    pinch = HandStyle(
+        "right", (1.0, -0.5), 30.0, (0.55, 0.36, 0.25), (0.6, 0.1, 0.1), "short", "pinch"
+    )
+    sleeve = HandStyle("near", (0.5, 1.0), 70.0, (0.85, 0.66, 0.55), (0.15, 0.2, 0.35), "long")
+    tournament = dataclasses.replace(
+        Style.random(37, "international", hand=False),
+        clock="left",
+        scoresheet="both",
+        table_texture="cloth",
+        table=(0.20, 0.22, 0.25),
+        fill=0.62,
+        tilt_deg=20.0,
+    )
     cases = [
-        (random_position(brazilian, 4, 20), damas),
         (Position.initial(russian), baxter),
-        (
-            random_position(find_variant("international"), 5, 50),
-            Style.random(31, "international", hand=False),
-        ),
+        (random_position(brazilian, 4, 20), damas),
+        (random_position(find_variant("international"), 5, 50), tournament),
         (random_position(find_variant("bashni"), 6, 70), Style.random(32, "bashni", hand=False)),
         (random_position(find_variant("lasca"), 7, 60), Style.random(33, "lasca", hand=False)),
         (
             Position.initial(find_variant("pool")),
-            dataclasses.replace(Style.random(34, "pool"), hand=hand),
+            dataclasses.replace(Style.random(34, "pool"), hand=pinch, glare=0.9),
         ),
-        (random_position(find_variant("russian"), 8, 40), Style.random(35, "russian", hand=True)),
+        (
+            random_position(russian, 8, 40),
+            dataclasses.replace(Style.random(35, "russian"), hand=sleeve, clock="right"),
+        ),
         (random_position(find_variant("english"), 9, 30), Style.random(36, "english", hand=False)),
+        (random_position(find_variant("international"), 10, 40), Style.random(41, "international")),
+        (random_position(find_variant("bashni"), 11, 50), Style.random(45, "bashni")),
     ]
     return [renderer.render(position, style).image for position, style in cases]
 
