@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.move import Move
-from rules.pieces import Stack
+from rules.pieces import Piece, Stack
 from rules.position import Position
 from rules.variants import Color
 from synth.board_texture import BoardLayout, layout_for
@@ -158,10 +158,22 @@ def _states(
                 squares[landing] = tower
         target = move.path[-1]
         if move.promotes:
+            # The hand brings the crowning disc down: a second man on the man (draughts),
+            # or the striped king that replaces the top man (column games).
+            crown: Stack = (Piece(mover, king=towers),)
+            xy = centre(target)
+            half = max(1, timing.crown // 2)
             for i in range(timing.crown):
                 if i == timing.crown // 2:
                     squares[target] = after.stack(target)
-                yield table.frame("crown", grip_at(centre(target), squares[target])), position
+                disc: Placement | None = None
+                if i < timing.crown // 2:
+                    rest = stack_height(squares[target], towers, layout)
+                    disc = Placement(crown, xy[0], xy[1], None, rest + LIFT_MM * (1 - i / half))
+                    hand = grip_at(xy, crown, disc.lift_mm)
+                else:
+                    hand = grip_at(xy, squares[target])
+                yield table.frame("crown", hand, disc), position
         table.squares = dict(after.stacks())
         last = above(centre(target), after.stack(target))
         leave_from = (last[0], last[1])

@@ -234,6 +234,9 @@ def test_a_game_shows_the_move_the_captures_and_the_crowning() -> None:
     assert captured[0]["squares"]["e7"] == "" and captured[0]["squares"]["f8"] == "w"
     crowning = [t["squares"]["f8"] for t in frames if t["phase"] == "crown"]
     assert crowning[0] == "w" and crowning[-1] == "W"
+    # The second disc comes in the hand, on no square, until it is put on the man.
+    brought = [t["carrying"] for t in frames if t["phase"] == "crown"]
+    assert brought[0] and not brought[-1]
     assert frames[-1]["squares"] == {g.name(sq): _s(after, sq) for sq in g.squares}
     assert not frames[-1]["hand_present"]
 
