@@ -262,6 +262,25 @@ def test_damcam_render_writes_images_with_truth_and_refuses_bad_styles(tmp_path:
     assert truth["variant"] == "lasca" and len(truth["squares"]) == 25
     refused = runner.invoke(app, ["render", "image", str(image), "--board", "velvet"])
     assert refused.exit_code == 2 and "velvet" in refused.output
+    refused = runner.invoke(app, ["render", "image", str(image), "--clock", "wall"])
+    assert refused.exit_code == 2 and "clock place 'wall'" in refused.output
+    clocked = runner.invoke(
+        app,
+        [
+            "render",
+            "image",
+            str(image),
+            "--clock",
+            "left",
+            "--table",
+            "wood",
+            "--size",
+            "320",
+            "240",
+        ],
+    )
+    assert clocked.exit_code == 0, clocked.output
+    assert json.loads(image.with_suffix(".json").read_text())["clock"] is not None
     dataset = runner.invoke(
         app, ["render", "dataset", str(tmp_path / "ds"), "--count", "3", "--size", "160", "120"]
     )

@@ -50,6 +50,15 @@ def image_command(
     hand: Annotated[
         bool | None, typer.Option("--hand/--no-hand", help="Force a hand in or out.")
     ] = None,
+    table: Annotated[
+        str | None, typer.Option("--table", help="Table top: plain, wood, cloth, laminate.")
+    ] = None,
+    clock: Annotated[
+        str | None, typer.Option("--clock", help="Chess clock: none, left, right.")
+    ] = None,
+    glare: Annotated[
+        float | None, typer.Option("--glare", help="Lamp glare strength, 0 (none) to 2.")
+    ] = None,
     size: SizeOption = (640, 480),
 ) -> None:
     """Render one position: the image and ``<out>.json`` with its truth."""
@@ -62,7 +71,14 @@ def image_command(
         v = find_variant(variant)
         position = Position.from_fen(v, fen) if fen else Position.initial(v)
         style = Style.random(seed, v, hand=hand)
-        changes = {k: val for k, val in (("board", board), ("pieces", pieces)) if val is not None}
+        chosen = (
+            ("board", board),
+            ("pieces", pieces),
+            ("table_texture", table),
+            ("clock", clock),
+            ("glare", glare),
+        )
+        changes = {k: val for k, val in chosen if val is not None}
         style = dataclasses.replace(style, **changes)  # type: ignore[arg-type]
         rendered = render_position(position, style, size)
     except (RulesError, ValueError) as exc:
