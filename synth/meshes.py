@@ -105,3 +105,16 @@ def cylinder(segments: int = 16) -> F32:
             rim = [[x, c0, s0, x, 0.0, 0.0], [x, c1, s1, x, 0.0, 0.0]]
             rows.extend([centre, rim[0], rim[1]] if x > 0 else [centre, rim[1], rim[0]])
     return np.asarray(rows, dtype=np.float32)
+
+
+def grid(cells: int = 48) -> F32:
+    """The square [-0.5, 0.5]^2 at z = 0 facing +z, in ``cells`` x ``cells`` quads (for
+    lighting computed per vertex)."""
+    rows: list[list[float]] = []
+    edges = [i / cells - 0.5 for i in range(cells + 1)]
+    for (x0, x1), (y0, y1) in itertools.product(
+        itertools.pairwise(edges), itertools.pairwise(edges)
+    ):
+        corners = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+        rows.extend(corners[i] + [0.0, 0.0, 0.0, 1.0] for i in (0, 1, 2, 0, 2, 3))
+    return np.asarray(rows, dtype=np.float32)

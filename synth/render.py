@@ -128,6 +128,13 @@ class Renderer:
             )
             if name == "disc":
                 disc_vbo = vbo
+        self.table_program = self.ctx.program(
+            vertex_shader=shaders.TABLE_VERTEX, fragment_shader=shaders.TABLE_FRAGMENT
+        )
+        table_vbo = self.ctx.buffer(meshes.grid().tobytes())
+        self.table_vao = self.ctx.vertex_array(
+            self.table_program, [(table_vbo, "3f 12x", "in_pos")]
+        )
         # Discs: one instanced draw, each instance (x, y, z, turn, radius, height, rgb, stripe).
         self.disc_program = self.ctx.program(
             vertex_shader=shaders.DISC_VERTEX, fragment_shader=shaders.FRAGMENT
@@ -314,7 +321,7 @@ class Renderer:
 
     def _set(self, name: str, value: object, *, raw: bool = False) -> None:
         """Set a uniform in both table programs (a program that lacks it is skipped)."""
-        for program in (self.program, self.disc_program):
+        for program in (self.program, self.disc_program, self.table_program):
             if name in program:
                 uniform = program[name]
                 assert isinstance(uniform, moderngl.Uniform)
@@ -412,7 +419,10 @@ class Renderer:
                 surface = Surface(item.colour, mode, spec, shine, MASK_CLUTTER)
             self._shape_draw(item.mesh, item.model, surface)
         table = _model((0.0, 0.0, -BOARD_THICKNESS_MM), (w * TABLE_REACH, w * TABLE_REACH, 1.0))
-        self._shape_draw("quad", table, Surface(style.table, MODE_TABLE, 0.06, 10.0))
+        self._set("model", _gl_matrix(table), raw=True)
+        self._set("colour", style.table)
+        self._set_surface(Surface(WHITE, MODE_TABLE, 0.06, 10.0))
+        self.table_vao.render()
 
     def _load_discs(self, board_discs: list[Disc]) -> int:
         """Write the discs into the instance buffer; returns how many."""

@@ -98,8 +98,8 @@ void main() {
 )
 
 # mode 0: flat colour; 1: the board's texture; 2: a piece (rim grooves, top ring, optional
-# king stripe); 3: the hand; 4: the table top (texture tiled in world mm); 5: paper (a
-# scoresheet's texture). ``occluder`` goes into the second target (the occlusion mask)
+# king stripe); 3: the hand; 5: paper (a scoresheet's texture; 4, the table, has its own
+# program below). ``occluder`` goes into the second target (the occlusion mask)
 # where that surface is the nearest: hands and clutter, not the board or the pieces.
 # Besides the directional light, a lamp (a point light) adds a hot spot and glare.
 FRAGMENT = """
@@ -107,9 +107,7 @@ FRAGMENT = """
 uniform int mode;
 uniform float occluder;
 uniform sampler2D board_tex;
-uniform sampler2D table_tex;
 uniform sampler2D paper_tex;
-uniform float table_tile;
 uniform vec3 light_dir;
 uniform vec3 light_colour;
 uniform float ambient;
@@ -148,8 +146,6 @@ void main() {
         if (v_stripe == 1 && abs(v_local.y) < 0.2 && (side || top)) {
             base = stripe_colour;
         }
-    } else if (mode == 4) {
-        base = v_colour * 2.0 * texture(table_tex, v_world.xy / table_tile).r;
     } else if (mode == 5) {
         base = texture(paper_tex, vec2(v_local.x + 0.5, 0.5 - v_local.y)).rgb;
     }
@@ -197,5 +193,84 @@ void main() {
 SHADOW_FRAGMENT = """
 #version 330
 void main() {
+}
+"""
+
+# The table top: a large flat surface, lit per vertex of a fine grid (the lamp's hot spot
+# is smooth), textured and shadowed per fragment. Half the image can be table: the full
+# fragment shader there cost a third more than the board and pieces together.
+TABLE_VERTEX = """
+#version 330
+uniform mat4 view_proj;
+uniform mat4 model;
+uniform mat4 light_view_proj;
+uniform vec3 colour;
+uniform vec3 light_dir;
+uniform vec3 light_colour;
+uniform float ambient;
+uniform vec3 eye;
+uniform float specular;
+uniform float shininess;
+uniform float exposure;
+uniform vec3 lamp_pos;
+uniform float lamp_power;
+uniform float table_tile;
+in vec3 in_pos;
+out vec2 v_uv;
+out vec3 v_shadow;
+out vec3 v_tint;
+out vec3 v_sunlit;
+out vec3 v_add;
+void main() {
+    vec4 world = model * vec4(in_pos, 1.0);
+    vec3 l = normalize(light_dir);
+    vec3 v = normalize(eye - world.xyz);
+    vec3 n = vec3(0.0, 0.0, 1.0);
+    float diffuse = max(l.z, 0.0);
+    vec3 base = colour * 2.0;  // the texture holds half the shade
+    vec3 tint = base * ambient * light_colour;
+    vec3 sunlit = base * (1.0 - ambient) * diffuse * light_colour
+        + pow(max(dot(n, normalize(l + v)), 0.0), shininess) * specular * light_colour;
+    vec3 add = vec3(0.0);
+    if (lamp_power > 0.0) {
+        vec3 to_lamp = lamp_pos - world.xyz;
+        float fall = lamp_pos.z * lamp_pos.z / dot(to_lamp, to_lamp);
+        vec3 ll = normalize(to_lamp);
+        float facing = max(ll.z, 0.0);
+        float glint = pow(max(dot(n, normalize(ll + v)), 0.0), shininess * 1.5);
+        tint += lamp_power * fall * light_colour * 0.25 * facing * base;
+        add += lamp_power * fall * light_colour * 6.0 * specular * glint;
+    }
+    // The light's projection is orthographic: its coordinates interpolate exactly.
+    vec4 light_clip = light_view_proj * world;
+    v_shadow = light_clip.xyz * 0.5 + 0.5;
+    v_uv = world.xy / table_tile;
+    v_tint = tint * exposure;
+    v_sunlit = sunlit * exposure;
+    v_add = add * exposure;
+    gl_Position = view_proj * world;
+}
+"""
+
+TABLE_FRAGMENT = """
+#version 330
+uniform sampler2D table_tex;
+uniform sampler2DShadow shadow_map;
+in vec2 v_uv;
+in vec3 v_shadow;
+in vec3 v_tint;
+in vec3 v_sunlit;
+in vec3 v_add;
+layout(location = 0) out vec4 f_colour;
+layout(location = 1) out vec4 f_mask;
+void main() {
+    float sun = 1.0;
+    vec3 p = v_shadow;
+    if (p.x > 0.0 && p.x < 1.0 && p.y > 0.0 && p.y < 1.0 && p.z < 1.0) {
+        sun = texture(shadow_map, vec3(p.xy, p.z - 0.0005));
+    }
+    float shade = texture(table_tex, v_uv).r;
+    f_colour = vec4(shade * v_tint + shade * v_sunlit * sun + v_add, 1.0);
+    f_mask = vec4(0.0, 0.0, 0.0, 1.0);
 }
 """
