@@ -3,9 +3,10 @@
 ``python -m bench.render [--frames N]`` prints one JSON line per case: frames rendered,
 wall seconds and frames per second, CPU seconds per frame (all threads, llvmpipe's too),
 and the load average when the case ended (the machine is shared). Cases: random styles
-without a hand (the dataset case), with a hand (adds the occlusion truth), random styles
-with every table feature on (lamp glare, textured table, clock, scoresheets, a sleeved
-gripping hand), a clean overhead style, and game frames (a hand and a clock press).
+cycling over eight seeds, without a hand and with one (adds the occlusion truth), random
+styles with every table feature on (lamp glare, textured table, clock, scoresheets, a sleeved
+gripping hand), a fresh style every frame (a data set: a new board texture and lens map
+each time), a clean overhead style, and game frames (a hand and a clock press).
 """
 
 from __future__ import annotations
@@ -82,6 +83,13 @@ def main() -> None:
             return n
 
         _time("random styles, every table feature", everything)
+
+        def fresh() -> int:
+            for i, position in enumerate(positions):
+                renderer.render(position, Style.random(1000 + i, position.variant))
+            return n
+
+        _time("fresh random style every frame (a data set)", fresh)
         plain = Style.plain(variants[0])
         start = Position.initial(variants[0])
         _time(
