@@ -553,19 +553,32 @@ def build_truth(
     """
     geometry = position.variant.geometry
     on_square = {p.square: p.stack for p in placed if p.square is not None}
-    squares, centres, tops, occlusion = {}, {}, {}, {}
-    for square in geometry.squares:
-        name = geometry.name(square)
-        stack = on_square.get(square, ())
-        squares[name] = stack_string(stack)
-        x, y = layout.cell_centre(*geometry.rowcol(square))
-        z = stack_height(stack, towers, layout)
-        uv = camera.project(np.array([[x, y, 0.0], [x, y, z]]))
-        centres[name] = uv[0].round(2).tolist()
-        tops[name] = uv[1].round(2).tolist()
-        occlusion[name] = 0.0
-        if occlusion_mask is not None:
-            occlusion[name] = _covered(occlusion_mask, camera, layout, x, y)
+    names = [geometry.name(square) for square in geometry.squares]
+    stacks = [on_square.get(square, ()) for square in geometry.squares]
+    centre_xy = np.array([layout.cell_centre(*geometry.rowcol(sq)) for sq in geometry.squares])
+    heights = np.array([stack_height(stack, towers, layout) for stack in stacks])
+    count = len(names)
+    # Every point in one projection: centres on the board, stack tops, square corners.
+    h = layout.square_mm / 2
+    offsets = np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
+    points = np.concatenate(
+        [
+            np.column_stack([centre_xy, np.zeros(count)]),
+            np.column_stack([centre_xy, heights]),
+            np.column_stack(
+                [(centre_xy[:, None, :] + offsets[None]).reshape(-1, 2), np.zeros(4 * count)]
+            ),
+        ]
+    )
+    uv = camera.project(points)
+    quads = uv[2 * count :].reshape(count, 4, 2)
+    squares = {name: stack_string(stack) for name, stack in zip(names, stacks, strict=True)}
+    centres = {name: uv[i].round(2).tolist() for i, name in enumerate(names)}
+    tops = {name: uv[count + i].round(2).tolist() for i, name in enumerate(names)}
+    occlusion = {
+        name: 0.0 if occlusion_mask is None else _covered(occlusion_mask, quads[i])
+        for i, name in enumerate(names)
+    }
     corners = order_corners(camera.project(layout.grid_corners()))
     return {
         "variant": position.variant.name,
@@ -584,14 +597,9 @@ def build_truth(
     }
 
 
-def _covered(
-    mask: NDArray[np.bool_], camera: Camera, layout: BoardLayout, x: float, y: float
-) -> float:
-    """Fraction of a square's image (at the board plane) that a hand or clutter covers."""
-    h = layout.square_mm / 2
-    quad = camera.project(
-        np.array([[x - h, y - h, 0], [x + h, y - h, 0], [x + h, y + h, 0], [x - h, y + h, 0]])
-    )
+def _covered(mask: NDArray[np.bool_], quad: NDArray[np.float64]) -> float:
+    """Fraction of a square's image (``quad``: its corners in pixels, at the board plane)
+    that a hand or clutter covers."""
     x0, y0 = np.floor(quad.min(axis=0)).astype(int)
     x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1
     rows, cols = mask.shape
