@@ -12,6 +12,7 @@ import logging
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from calibration.intrinsics import CameraIntrinsics
@@ -54,7 +55,8 @@ class TableCalibration(BaseModel):
     )
 
     def registration(self) -> Registration:
-        return Registration(turns=self.turns)
+        intrinsics = self.intrinsics.intrinsics() if self.intrinsics is not None else None
+        return Registration(turns=self.turns, intrinsics=intrinsics)
 
     def prototypes(self) -> ColourPrototypes:
         return ColourPrototypes(
@@ -103,10 +105,20 @@ def calibrate_start_position(
     tops = start_tops(variant)
     white = np.array([t == Top.WHITE_MAN for t in tops])
     black = np.array([t == Top.BLACK_MAN for t in tops])
+    colours = {
+        turns: centre_colours(square_crops(image, found, geometry, turns=turns))
+        for turns in parity_turns(image, found, geometry)
+    }
+    # The start position's three groups (empty, White's men, Black's men) look alike
+    # within themselves only under the right turn or the one opposite it: on an odd
+    # board, where parity leaves all four, this rules out the quarter turns.
+    scatter = {t: class_scatter(c, white, black) for t, c in colours.items()}
+    least = min(scatter, key=scatter.__getitem__)
     best: tuple[float, int] | None = None
-    for turns in parity_turns(image, found, geometry):
-        colours = centre_colours(square_crops(image, found, geometry, turns=turns))
-        lighter = colours[white, 0].mean() - colours[black, 0].mean()
+    for turns in (least, (least + 2) % 4):
+        if turns not in colours:
+            continue
+        lighter = colours[turns][white, 0].mean() - colours[turns][black, 0].mean()
         score = lighter if light_is_white else -lighter
         if best is None or score > best[0]:
             best = (score, turns)
@@ -116,6 +128,18 @@ def calibrate_start_position(
     crops = square_crops(image, found, geometry, turns=turns)
     prototypes = ColourPrototypes.learn(crops, tops, light_is_white=light_is_white)
     return _calibration(variant, image, found, turns, prototypes)
+
+
+def class_scatter(
+    colours: npt.NDArray[np.float64], white: npt.NDArray[np.bool_], black: npt.NDArray[np.bool_]
+) -> float:
+    """Mean squared Lab distance of each square's centre colour from its group's mean, the
+    groups being the empty squares, White's men and Black's men."""
+    total = 0.0
+    for group in (white, black, ~(white | black)):
+        if group.any():
+            total += float(((colours[group] - colours[group].mean(axis=0)) ** 2).sum())
+    return total / len(colours)
 
 
 def _calibration(

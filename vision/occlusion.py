@@ -51,6 +51,13 @@ def skin_mask(bgr: Image) -> npt.NDArray[np.bool_]:
     return np.asarray((cr >= 135) & (cr <= 180) & (cb >= 85) & (cb <= 135), np.bool_)
 
 
+def skin_share(bgr: Image, width: int = 160) -> float:
+    """Fraction of a frame that is skin-coloured, on a thumbnail ``width`` pixels wide."""
+    scale = width / max(bgr.shape[1], 1)
+    small = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return float(skin_mask(np.asarray(small, np.uint8)).mean())
+
+
 @dataclass
 class OcclusionGate:
     """Keeps the previous and the last stable rectified boards of one camera."""
