@@ -29,6 +29,15 @@ log = logging.getLogger(__name__)
 
 Lab = tuple[float, float, float]
 
+#: Lab distance from its group's median colour beyond which a square looks out of place
+#: in the start position (on 25 clean renders the farthest was 51, most under 30; a
+#: hand's squares are 40 to 140 away).
+OFF_COLOUR_LAB = 40.0
+#: More squares out of place than this and the image is refused, not learned from.
+MAX_OFF_COLOUR_SQUARES = 2
+#: Men whose lightness (Lab L of 255) differs less than this look alike to the user too.
+SIMILAR_LIGHTNESS = 15.0
+
 
 class CalibrationError(ValueError):
     """A calibration could not be made or read; the message names the file or image."""
@@ -118,16 +127,46 @@ def calibrate_start_position(
     for turns in (least, (least + 2) % 4):
         if turns not in colours:
             continue
-        lighter = colours[turns][white, 0].mean() - colours[turns][black, 0].mean()
+        lighter = np.median(colours[turns][white, 0]) - np.median(colours[turns][black, 0])
         score = lighter if light_is_white else -lighter
         if best is None or score > best[0]:
             best = (score, turns)
     if best is None or best[0] <= 0:
         raise CalibrationError(f"{source}: no turn of the board shows the start position")
     turns = best[1]
-    crops = square_crops(image, found, geometry, turns=turns)
-    prototypes = ColourPrototypes.learn(crops, tops, light_is_white=light_is_white)
+    odd = off_colour_squares(colours[turns], white, black)
+    if odd.sum() > MAX_OFF_COLOUR_SQUARES:
+        names = ", ".join(geometry.name(sq) for sq in np.array(geometry.squares)[odd][:8])
+        raise CalibrationError(
+            f"{source}: {int(odd.sum())} squares do not look like the rest of the start"
+            f" position ({names}): a hand over the board, or pieces out of place"
+        )
+    keep = ~odd  # one or two odd squares (a glint, a stray shadow) are left out
+    crops = square_crops(image, found, geometry, turns=turns)[keep]
+    kept_tops = [t for t, k in zip(tops, keep, strict=True) if k]
+    prototypes = ColourPrototypes.learn(crops, kept_tops, light_is_white=light_is_white)
+    if abs(prototypes.light[0] - prototypes.dark[0]) < SIMILAR_LIGHTNESS:
+        log.warning(
+            "%s: the two sides' men differ little in lightness (L %.0f and %.0f of 255):"
+            " check which side was taken as White",
+            source,
+            prototypes.light[0],
+            prototypes.dark[0],
+        )
     return _calibration(variant, image, found, turns, prototypes)
+
+
+def off_colour_squares(
+    colours: npt.NDArray[np.float64], white: npt.NDArray[np.bool_], black: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.bool_]:
+    """Squares whose centre colour is far (:data:`OFF_COLOUR_LAB`) from the median colour
+    of its group (empty, White's men, Black's men): a hand, its shadow, a piece astray."""
+    odd = np.zeros(len(colours), np.bool_)
+    for group in (white, black, ~(white | black)):
+        if group.any():
+            distance = np.linalg.norm(colours[group] - np.median(colours[group], axis=0), axis=1)
+            odd[group] = distance > OFF_COLOUR_LAB
+    return odd
 
 
 def class_scatter(

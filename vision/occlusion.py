@@ -3,7 +3,10 @@
 A square is occluded where its rectified pixels differ from the last *stable* board image
 and that difference is skin-coloured or still moving. A settled difference that is
 neither is a piece that was moved, which the classifier must see, not a hand. The stable
-image is refreshed once the whole board has been still for a few frames.
+image is refreshed once the whole board has been still for a few frames and what differs
+is piece-sized (a moved man may well be skin-coloured: cream, red or wooden sets); a
+large or edge-reaching difference is an arm and waits. Differences are taken against the
+3x3 neighbourhood, so the sway of a camera by a pixel is not motion.
 """
 
 from __future__ import annotations
@@ -17,18 +20,24 @@ import numpy.typing as npt
 from vision.locate import Image
 
 FloatGrid = npt.NDArray[np.float64]
+FloatImage = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True, slots=True)
 class OcclusionSettings:
     """Thresholds: ``change`` in grey levels (0..255), ``still_frames`` before a board
     image becomes the stable reference, ``cell_px`` the side of a cell in the rectified
-    board image given to :meth:`OcclusionGate.update`."""
+    board image given to :meth:`OcclusionGate.update`. A changed region larger than
+    ``hand_cells`` cells, or reaching the board's edge (an arm comes from outside), is a
+    hand and keeps the stable image from refreshing, unless the board has been still for
+    ``stale_frames`` (a reference taken with a hand in it must not hold forever)."""
 
     change: float = 25.0
     still_frames: int = 3
     still_motion: float = 0.005
     cell_px: int = 16
+    hand_cells: float = 1.5
+    stale_frames: int = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +60,16 @@ def skin_mask(bgr: Image) -> npt.NDArray[np.bool_]:
     return np.asarray((cr >= 135) & (cr <= 180) & (cb >= 85) & (cb <= 135), np.bool_)
 
 
+def _changed(gray: FloatImage, reference: FloatImage, threshold: float) -> npt.NDArray[np.bool_]:
+    """Pixels outside the range of their 3x3 neighbourhood in ``reference`` by more than
+    ``threshold``: a change, where a board shifted by a pixel (camera sway, a tracked fit
+    kept exactly) changes nothing at the edges of squares and pieces."""
+    kernel = np.ones((3, 3), np.uint8)
+    high = cv2.dilate(reference, kernel)
+    low = cv2.erode(reference, kernel)
+    return np.asarray((gray > high + threshold) | (gray < low - threshold), np.bool_)
+
+
 def skin_share(bgr: Image, width: int = 160) -> float:
     """Fraction of a frame that is skin-coloured, on a thumbnail ``width`` pixels wide."""
     scale = width / max(bgr.shape[1], 1)
@@ -71,19 +90,56 @@ class OcclusionGate:
     def update(self, board_bgr: Image) -> Gate:
         """Gate one rectified board image (N*cell_px square, BGR)."""
         s = self.settings
-        gray = np.asarray(cv2.cvtColor(board_bgr, cv2.COLOR_BGR2GRAY), np.float32)
+        gray = np.asarray(
+            cv2.GaussianBlur(cv2.cvtColor(board_bgr, cv2.COLOR_BGR2GRAY), (3, 3), 0), np.float32
+        )
         previous = self._previous if self._previous is not None else gray
-        moving = np.abs(gray - previous) > s.change
+        moving = _changed(gray, previous, s.change)
         motion = float(moving.mean())
         stable = self._stable if self._stable is not None else gray
-        changed = np.abs(gray - stable) > s.change
-        hidden = changed & (moving | skin_mask(board_bgr))
-        cells = self._per_cell(hidden)
+        changed = _changed(gray, stable, s.change)
+        # Skin or moving; or part of a large change however coloured (a sleeve, a glove,
+        # dark skin the colour box misses, an arm held still).
+        hidden = changed & (moving | skin_mask(board_bgr)) | self._hand_regions(changed)
+        cells = self._per_cell(self._around_hands(hidden))
         self._previous = gray
         self._still_count = self._still_count + 1 if motion < s.still_motion else 0
-        if self._stable is None or (self._still_count >= s.still_frames and not hidden.any()):
+        if (
+            self._stable is None
+            or (self._still_count >= s.still_frames and not self._hand_regions(hidden).any())
+            or self._still_count >= s.stale_frames
+        ):
             self._stable = gray
         return Gate(cells=cells, occlusion=float(hidden.mean()), motion=motion)
+
+    def _around_hands(self, hidden: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """``hidden`` with its hands closed and grown by a quarter square: where a hand's
+        colour matches the board's, its pixels do not change, and the edge of a hand a
+        few pixels off a square still hides part of a piece's side."""
+        hands = self._hand_regions(hidden)
+        if not hands.any():
+            return hidden
+        reach = max(3, self.settings.cell_px // 2) | 1
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
+        grown = cv2.dilate(hands.astype(np.uint8), kernel)
+        return np.asarray(hidden | (grown > 0), np.bool_)
+
+    def _hand_regions(self, mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """The parts of ``mask`` that are a hand rather than a piece put down: connected
+        regions larger than ``hand_cells`` cells, or a quarter of that touching the board's
+        edge."""
+        if not mask.any():
+            return mask
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), 8)
+        side = mask.shape[0]
+        limit = self.settings.hand_cells * self.settings.cell_px**2
+        x, y, w, h, area = (np.asarray(stats)[:, k] for k in range(5))
+        at_edge = (x == 0) | (y == 0) | (x + w >= side) | (y + h >= side)
+        # The outermost pixels flicker as the board's edge shifts by a fraction of a pixel:
+        # an arm reaching in is more than a sliver along the edge.
+        hand = (area > limit) | (at_edge & (area > limit / 4))
+        hand[0] = False  # the background label
+        return np.asarray(hand[np.asarray(labels)], np.bool_)
 
     def _per_cell(self, mask: npt.NDArray[np.bool_]) -> FloatGrid:
         n, px = self.size, self.settings.cell_px

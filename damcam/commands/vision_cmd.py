@@ -14,7 +14,12 @@ import typer
 from rich.console import Console
 
 from calibration.intrinsics import CameraIntrinsics, calibrate_intrinsics, charuco_sheet
-from calibration.table import CalibrationError, TableCalibration, calibrate_start_position
+from calibration.table import (
+    SIMILAR_LIGHTNESS,
+    CalibrationError,
+    TableCalibration,
+    calibrate_start_position,
+)
 from rules import find_variant
 from rules.variants import Variant
 from vision.board_spec import MarkerBoardSpec
@@ -201,6 +206,14 @@ def calibrate_command(
     typer.echo(
         f"wrote {out} (board {table.size}x{table.size} by {table.method}, turns {table.turns})"
     )
+    light, dark = table.light_lab[0], table.dark_lab[0]
+    if abs(light - dark) < SIMILAR_LIGHTNESS:
+        typer.echo(
+            f"warning: the two sides' men are alike in lightness (L {light:.0f} and {dark:.0f}):"
+            f" White was taken as the {white}er; check it, or pass --white"
+            f" {'dark' if white == 'light' else 'light'}",
+            err=True,
+        )
 
 
 def intrinsics_command(views: Path | None, out: Path | None, sheet: bool, dpi: int) -> None:
