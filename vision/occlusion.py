@@ -130,7 +130,9 @@ class OcclusionGate:
         edge."""
         if not mask.any():
             return mask
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), 8)
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(
+            mask.astype(np.uint8), connectivity=8
+        )
         side = mask.shape[0]
         limit = self.settings.hand_cells * self.settings.cell_px**2
         x, y, w, h, area = (np.asarray(stats)[:, k] for k in range(5))
