@@ -83,6 +83,10 @@ def test_observer_survives_bad_frames() -> None:
         assert not observation.board_found
         assert observation.squares == ()
         assert observation.frame_index == index
+    # Until a first board is found, the reason says that the next frames are tried.
+    observer.observe(np.zeros((480, 640, 3), np.uint8), 3.0)
+    assert observer.last_failure is not None
+    assert observer.last_failure.startswith("no board yet, trying every frame: ")
 
 
 def test_square_crops_shape_and_order() -> None:

@@ -25,16 +25,12 @@ from vision.locate import (
     locate_by_markers,
     locate_markerless,
 )
-from vision.occlusion import OcclusionGate, OcclusionSettings, skin_share
+from vision.occlusion import OcclusionGate, OcclusionSettings
 from vision.orient import shrink_to_grid
 from vision.rectify import CROP_PX, CameraModel, square_crops, warp_board
 from vision.tracker import BoardTracker, TrackerSettings
 
 log = logging.getLogger(__name__)
-
-#: Share of a frame's pixels that are skin-coloured above which a failed first detection
-#: is put down to a hand in the way.
-HAND_IN_VIEW_SKIN_SHARE = 0.02
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +113,7 @@ class Observer:
             frame = self._undistort(frame)
         location = self.tracker.update(frame)
         if isinstance(location, BoardNotFound):
-            return self._not_found(time, index, self._explain(frame, location.reason))
+            return self._not_found(time, index, self._explain(location.reason))
         turns = self.calibration.turns
         camera = self._camera_model(location, (frame.shape[1], frame.shape[0]))
         board = warp_board(
@@ -160,11 +156,11 @@ class Observer:
             self._camera = (location, estimate_camera(location, size, self.calibration.intrinsics))
         return self._camera[1]
 
-    def _explain(self, frame: Image, reason: str) -> str:
-        """The locator's reason, and when no board has been found yet and much of the frame
-        is skin, that a hand is probably in the way (the next frames are tried again)."""
-        if self.tracker.last is None and skin_share(frame) > HAND_IN_VIEW_SKIN_SHARE:
-            return f"{reason}; a hand or arm seems to be over the board: trying again each frame"
+    def _explain(self, reason: str) -> str:
+        """The locator's reason; before the first detection, also that the next frames are
+        tried (a hand over the board's edge at the start only delays it)."""
+        if self.tracker.last is None:
+            return f"no board yet, trying every frame: {reason}"
         return reason
 
     def _not_found(self, time: float, index: int, reason: str) -> Observation:

@@ -70,13 +70,6 @@ def _changed(gray: FloatImage, reference: FloatImage, threshold: float) -> npt.N
     return np.asarray((gray > high + threshold) | (gray < low - threshold), np.bool_)
 
 
-def skin_share(bgr: Image, width: int = 160) -> float:
-    """Fraction of a frame that is skin-coloured, on a thumbnail ``width`` pixels wide."""
-    scale = width / max(bgr.shape[1], 1)
-    small = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    return float(skin_mask(np.asarray(small, np.uint8)).mean())
-
-
 @dataclass
 class OcclusionGate:
     """Keeps the previous and the last stable rectified boards of one camera."""
