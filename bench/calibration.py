@@ -152,7 +152,7 @@ def run(count: int, size: tuple[int, int], *, hands: bool) -> list[dict[str, obj
 
 def _reason(message: str) -> str:
     """The gist of a calibration error, without the numbers that vary per image."""
-    text = message.split(": ", 1)[-1]
+    text = message.split(": ", 1)[-1].split(" (")[0]
     return "".join("#" if ch.isdigit() else ch for ch in text)[:80]
 
 
