@@ -7,7 +7,8 @@ result against the renderer's truth: every square's centre, placed through the
 calibration's grid and turn, must land within half a square of where synth drew it
 (a wrong turn misses by whole squares), and the colours it learned must read that start
 position square for square. ``--hands``: a hand over each render (calibrated too soon);
-what was learned is checked on the same table without the hand. Which colour is White
+what was learned is checked on the same table without the hand. ``--hard``: markers,
+35 degrees of tilt and 0.45 of the light (the end-to-end bench's hard condition). Which colour is White
 is what the user tells ``damcam calibrate --white light|dark``; the bench tells it from
 the men's lightness as rendered (purple/teal men can be within a few levels of each
 other: ``similar_lightness``). One JSON line per variant, the failures' reasons counted.
@@ -35,6 +36,7 @@ from calibration.table import (
 from rules import find_variant
 from rules.position import Position
 from rules.variants import Variant
+from vision.board_spec import MIN_BORDER_MM
 from vision.locate import BoardLocation, Image
 from vision.prototype import PrototypeClassifier
 from vision.rectify import square_crops, white_view_to_image
@@ -94,7 +96,9 @@ def misread_squares(table: TableCalibration, variant: Variant, image: Image) -> 
     return int((probs.argmax(axis=1) != np.array(expected)).sum())
 
 
-def run(count: int, size: tuple[int, int], *, hands: bool) -> list[dict[str, object]]:
+def run(
+    count: int, size: tuple[int, int], *, hands: bool, hard: bool = False
+) -> list[dict[str, object]]:
     from synth.render import Renderer
     from synth.scene import Style
 
@@ -109,6 +113,14 @@ def run(count: int, size: tuple[int, int], *, hands: bool) -> list[dict[str, obj
             failed: list[int] = []
             for seed in range(1000, 1000 + count):
                 style = Style.random(seed, variant, hand=hands)
+                if hard:  # the end-to-end bench's hard condition: markers, 35 deg, dim
+                    style = dataclasses.replace(
+                        style,
+                        markers=True,
+                        border_mm=max(style.border_mm, MIN_BORDER_MM + 3.0),
+                        tilt_deg=35.0,
+                        exposure=style.exposure * 0.45,
+                    )
                 rendered = renderer.render(Position.initial(variant), style)
                 clean = rendered
                 if hands:  # the same table without the hand, to check what was learned
@@ -146,6 +158,7 @@ def run(count: int, size: tuple[int, int], *, hands: bool) -> list[dict[str, obj
                     failed.append(seed)
             line = _line(name, tally, errors, reasons, failed, cpu)
             line["hands"] = hands
+            line["hard"] = hard
             lines.append(line)
     return lines
 
@@ -188,12 +201,15 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=30, help="renders per variant")
     parser.add_argument("--size", default="1280x960", help="render size WxH")
     parser.add_argument(
+        "--hard", action="store_true", help="markers, 35 degrees of tilt, 0.45 of the light"
+    )
+    parser.add_argument(
         "--hands", action="store_true", help="a hand over every render (calibrating too soon)"
     )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     width, height = (int(v) for v in args.size.split("x"))
-    for line in run(args.count, (width, height), hands=args.hands):
+    for line in run(args.count, (width, height), hands=args.hands, hard=args.hard):
         print(json.dumps(line), flush=True)
 
 
