@@ -6,14 +6,16 @@ distortion, coordinates), render the start position, calibrate from it, and chec
 result against the renderer's truth: every square's centre, placed through the
 calibration's grid and turn, must land within half a square of where synth drew it
 (a wrong turn misses by whole squares), and the colours it learned must read that start
-position square for square. ``--hands``: a hand over each render (calibrated too soon);
-what was learned is checked on the same table without the hand. ``--hard``: markers,
-35 degrees of tilt and 0.45 of the light (the end-to-end bench's hard condition). Which colour is White
-is what the user tells ``damcam calibrate --white light|dark``; the bench tells it from
-the men's lightness as rendered (purple/teal men can be within a few levels of each
-other: ``similar_lightness``). One JSON line per variant, the failures' reasons counted.
+position square for square.
 
-    python -m bench.calibration [--count 30] [--size 1280x960]
+``--hands``: a hand over each render (calibrated too soon); what was learned is checked
+on the same table without the hand. ``--hard``: markers, 35 degrees of tilt and 0.45 of
+the light (the end-to-end bench's hard condition). Which colour is White is what the
+user tells ``damcam calibrate --white light|dark``; the bench tells it from the men's
+lightness as rendered (purple/teal men can be within a few levels of each other:
+``similar_lightness``). One JSON line per variant, the failures' reasons counted.
+
+    python -m bench.calibration [--count 30] [--size 1280x960] [--hands] [--hard]
 """
 
 from __future__ import annotations
