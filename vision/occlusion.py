@@ -25,9 +25,9 @@ FloatImage = npt.NDArray[np.float32]
 
 @dataclass(frozen=True, slots=True)
 class OcclusionSettings:
-    """Thresholds: ``change`` in grey levels (0..255), ``still_frames`` before a board
-    image becomes the stable reference, ``cell_px`` the side of a cell in the rectified
-    board image given to :meth:`OcclusionGate.update`. A changed region larger than
+    """Thresholds: ``change`` in levels (0..255) of any colour channel, ``still_frames``
+    before a board image becomes the stable reference, ``cell_px`` the side of a cell in
+    the rectified board image given to :meth:`OcclusionGate.update`. A changed region larger than
     ``hand_cells`` cells, or reaching the board's edge (an arm comes from outside), is a
     hand and keeps the stable image from refreshing, unless the board has been still for
     ``stale_frames`` (a reference taken with a hand in it must not hold forever)."""
@@ -60,14 +60,16 @@ def skin_mask(bgr: Image) -> npt.NDArray[np.bool_]:
     return np.asarray((cr >= 135) & (cr <= 180) & (cb >= 85) & (cb <= 135), np.bool_)
 
 
-def _changed(gray: FloatImage, reference: FloatImage, threshold: float) -> npt.NDArray[np.bool_]:
+def _changed(image: FloatImage, reference: FloatImage, threshold: float) -> npt.NDArray[np.bool_]:
     """Pixels outside the range of their 3x3 neighbourhood in ``reference`` by more than
-    ``threshold``: a change, where a board shifted by a pixel (camera sway, a tracked fit
-    kept exactly) changes nothing at the edges of squares and pieces."""
+    ``threshold`` in any colour channel: a change, where a board shifted by a pixel
+    (camera sway, a tracked fit kept exactly) changes nothing at the edges of squares and
+    pieces. Per channel, because a hand can be as light as a wooden board in grey."""
     kernel = np.ones((3, 3), np.uint8)
     high = cv2.dilate(reference, kernel)
     low = cv2.erode(reference, kernel)
-    return np.asarray((gray > high + threshold) | (gray < low - threshold), np.bool_)
+    outside = (image > high + threshold) | (image < low - threshold)
+    return np.asarray(outside.any(axis=2) if outside.ndim == 3 else outside, np.bool_)
 
 
 @dataclass
@@ -83,26 +85,24 @@ class OcclusionGate:
     def update(self, board_bgr: Image) -> Gate:
         """Gate one rectified board image (N*cell_px square, BGR)."""
         s = self.settings
-        gray = np.asarray(
-            cv2.GaussianBlur(cv2.cvtColor(board_bgr, cv2.COLOR_BGR2GRAY), (3, 3), 0), np.float32
-        )
-        previous = self._previous if self._previous is not None else gray
-        moving = _changed(gray, previous, s.change)
+        colour = np.asarray(cv2.GaussianBlur(board_bgr, (3, 3), 0), np.float32)
+        previous = self._previous if self._previous is not None else colour
+        moving = _changed(colour, previous, s.change)
         motion = float(moving.mean())
-        stable = self._stable if self._stable is not None else gray
-        changed = _changed(gray, stable, s.change)
+        stable = self._stable if self._stable is not None else colour
+        changed = _changed(colour, stable, s.change)
         # Skin or moving; or part of a large change however coloured (a sleeve, a glove,
         # dark skin the colour box misses, an arm held still).
         hidden = changed & (moving | skin_mask(board_bgr)) | self._hand_regions(changed)
         cells = self._per_cell(self._around_hands(hidden))
-        self._previous = gray
+        self._previous = colour
         self._still_count = self._still_count + 1 if motion < s.still_motion else 0
         if (
             self._stable is None
             or (self._still_count >= s.still_frames and not self._hand_regions(hidden).any())
             or self._still_count >= s.stale_frames
         ):
-            self._stable = gray
+            self._stable = colour
         return Gate(cells=cells, occlusion=float(hidden.mean()), motion=motion)
 
     def _around_hands(self, hidden: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
