@@ -119,8 +119,8 @@ class OcclusionGate:
 
     def _hand_regions(self, mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
         """The parts of ``mask`` that are a hand rather than a piece put down: connected
-        regions larger than ``hand_cells`` cells, or a quarter of that touching the board's
-        edge."""
+        regions larger than ``hand_cells`` cells, or a quarter of that reaching over more
+        than a cell of the board's edge."""
         if not mask.any():
             return mask
         _, labels, stats, _ = cv2.connectedComponentsWithStats(
@@ -129,10 +129,13 @@ class OcclusionGate:
         side = mask.shape[0]
         limit = self.settings.hand_cells * self.settings.cell_px**2
         x, y, w, h, area = (np.asarray(stats)[:, k] for k in range(5))
-        at_edge = (x == 0) | (y == 0) | (x + w >= side) | (y + h >= side)
-        # The outermost pixels flicker as the board's edge shifts by a fraction of a pixel:
-        # an arm reaching in is more than a sliver along the edge.
-        hand = (area > limit) | (at_edge & (area > limit / 4))
+        cell = self.settings.cell_px
+        # An arm crosses the board's edge over more than a cell; a man put down on an edge
+        # square (its top leaning out under a tilted camera) touches it over less, and
+        # the outermost pixels flicker as the edge shifts by a fraction of a pixel.
+        across_top_or_bottom = ((y == 0) | (y + h >= side)) & (w > cell)
+        across_a_side = ((x == 0) | (x + w >= side)) & (h > cell)
+        hand = (area > limit) | ((across_top_or_bottom | across_a_side) & (area > limit / 4))
         hand[0] = False  # the background label
         return np.asarray(hand[np.asarray(labels)], np.bool_)
 
