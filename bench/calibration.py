@@ -10,12 +10,13 @@ position square for square.
 
 ``--hands``: a hand over each render (calibrated too soon); what was learned is checked
 on the same table without the hand. ``--hard``: markers, 35 degrees of tilt and 0.45 of
-the light (the end-to-end bench's hard condition). Which colour is White is what the
-user tells ``damcam calibrate --white light|dark``; the bench tells it from the men's
-lightness as rendered (purple/teal men can be within a few levels of each other:
-``similar_lightness``). One JSON line per variant, the failures' reasons counted.
+the light (the end-to-end bench's hard condition). Calibration decides which colour is
+White as ``damcam calibrate --white auto`` does (the lighter, or the side nearer the
+image's bottom when the men look alike: purple/teal men can be within a few levels of
+each other, ``similar_lightness``); ``--tell-white`` tells it instead, from the men's
+lightness as rendered. One JSON line per variant, the failures' reasons counted.
 
-    python -m bench.calibration [--count 30] [--size 1280x960] [--hands] [--hard]
+    python -m bench.calibration [--count 30] [--size 1280x960] [--hands] [--hard] [--tell-white]
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def misread_squares(table: TableCalibration, variant: Variant, image: Image) -> 
 
 
 def run(
-    count: int, size: tuple[int, int], *, hands: bool, hard: bool = False
+    count: int, size: tuple[int, int], *, hands: bool, hard: bool = False, tell_white: bool = False
 ) -> list[dict[str, object]]:
     from synth.render import Renderer
     from synth.scene import Style
@@ -137,7 +138,10 @@ def run(
                 tally["similar_lightness"] += abs(white_l - black_l) < SIMILAR_L
                 try:
                     table = calibrate_start_position(
-                        rendered.image, variant, light_is_white=light_is_white, source="render"
+                        rendered.image,
+                        variant,
+                        light_is_white=light_is_white if tell_white else None,
+                        source="render",
                     )
                 except CalibrationError as error:
                     reasons[_reason(str(error))] += 1
@@ -161,6 +165,7 @@ def run(
             line = _line(name, tally, errors, reasons, failed, cpu)
             line["hands"] = hands
             line["hard"] = hard
+            line["white_told"] = tell_white
             lines.append(line)
     return lines
 
@@ -203,6 +208,11 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=30, help="renders per variant")
     parser.add_argument("--size", default="1280x960", help="render size WxH")
     parser.add_argument(
+        "--tell-white",
+        action="store_true",
+        help="tell calibration which colour is White (else it decides: --white auto)",
+    )
+    parser.add_argument(
         "--hard", action="store_true", help="markers, 35 degrees of tilt, 0.45 of the light"
     )
     parser.add_argument(
@@ -211,7 +221,10 @@ def main() -> None:
     args = parser.parse_args()
     cv2.setNumThreads(1)
     width, height = (int(v) for v in args.size.split("x"))
-    for line in run(args.count, (width, height), hands=args.hands, hard=args.hard):
+    lines = run(
+        args.count, (width, height), hands=args.hands, hard=args.hard, tell_white=args.tell_white
+    )
+    for line in lines:
         print(json.dumps(line), flush=True)
 
 

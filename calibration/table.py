@@ -21,7 +21,7 @@ from rules.position import Position
 from rules.variants import Variant
 from vision.locate import BoardLocation, BoardNotFound, Image
 from vision.observe import ObserverConfig, Registration, locate
-from vision.orient import parity_turns
+from vision.orient import bottom_facing_turn, parity_turns
 from vision.prototype import ColourPrototypes, centre_colours
 from vision.rectify import square_crops
 
@@ -96,13 +96,16 @@ def calibrate_start_position(
     variant: Variant,
     *,
     config: ObserverConfig | None = None,
-    light_is_white: bool = True,
+    light_is_white: bool | None = None,
     source: str = "image",
 ) -> TableCalibration:
     """Calibrate from one image of the start position.
 
     Of the turns that put the pieces on the playable squares, the one whose bottom side's
     men are the lighter (or, with ``light_is_white`` False, the darker) is White's view.
+    With ``light_is_white`` None (the default) the lighter men are White unless both
+    sides' men are alike in lightness (:data:`SIMILAR_LIGHTNESS`), when White is the side
+    nearer the image's bottom edge (the camera's side).
 
     :raises CalibrationError: no board, or the image does not look like a start position.
     """
@@ -123,17 +126,35 @@ def calibrate_start_position(
     # board, where parity leaves all four, this rules out the quarter turns.
     scatter = {t: class_scatter(c, white, black) for t, c in colours.items()}
     least = min(scatter, key=scatter.__getitem__)
-    best: tuple[float, int] | None = None
-    for turns in (least, (least + 2) % 4):
-        if turns not in colours:
-            continue
-        lighter = np.median(colours[turns][white, 0]) - np.median(colours[turns][black, 0])
-        score = lighter if light_is_white else -lighter
-        if best is None or score > best[0]:
-            best = (score, turns)
-    if best is None or best[0] <= 0:
-        raise CalibrationError(f"{source}: no turn of the board shows the start position")
-    turns = best[1]
+    candidates = [t for t in (least, (least + 2) % 4) if t in colours]
+    lighter = {  # how much lighter White's men are than Black's under each turn
+        t: float(np.median(colours[t][white, 0]) - np.median(colours[t][black, 0]))
+        for t in candidates
+    }
+    ambiguous = all(abs(v) < SIMILAR_LIGHTNESS for v in lighter.values())
+    if light_is_white is None and ambiguous:
+        # Men alike in lightness: White is taken on the camera's side, as `damcam read`
+        # does without a calibration.
+        turns = bottom_facing_turn(found, candidates)
+        log.warning(
+            "%s: the two sides' men differ little in lightness (%.0f of 255): White was"
+            " taken as the side nearer the image's bottom edge",
+            source,
+            abs(lighter[turns]),
+        )
+    else:
+        wanted = 1.0 if light_is_white is None or light_is_white else -1.0
+        turns = max(candidates, key=lambda t: wanted * lighter[t])
+        if wanted * lighter[turns] <= 0:
+            raise CalibrationError(f"{source}: no turn of the board shows the start position")
+        if ambiguous:
+            log.warning(
+                "%s: the two sides' men differ little in lightness (%.0f of 255): check"
+                " which side was taken as White",
+                source,
+                abs(lighter[turns]),
+            )
+    light_is_white = lighter[turns] > 0
     odd = off_colour_squares(colours[turns], white, black)
     if odd.sum() > MAX_OFF_COLOUR_SQUARES:
         names = ", ".join(geometry.name(sq) for sq in np.array(geometry.squares)[odd][:8])
@@ -145,14 +166,6 @@ def calibrate_start_position(
     crops = square_crops(image, found, geometry, turns=turns)[keep]
     kept_tops = [t for t, k in zip(tops, keep, strict=True) if k]
     prototypes = ColourPrototypes.learn(crops, kept_tops, light_is_white=light_is_white)
-    if abs(prototypes.light[0] - prototypes.dark[0]) < SIMILAR_LIGHTNESS:
-        log.warning(
-            "%s: the two sides' men differ little in lightness (L %.0f and %.0f of 255):"
-            " check which side was taken as White",
-            source,
-            prototypes.light[0],
-            prototypes.dark[0],
-        )
     return _calibration(variant, image, found, turns, prototypes)
 
 

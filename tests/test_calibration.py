@@ -142,6 +142,18 @@ def test_odd_board_with_look_alike_men_is_turned_right() -> None:
     assert {t.turns for t in tables} == {tables[0].turns, (tables[0].turns + 2) % 4}
 
 
+def test_men_alike_in_lightness_put_white_on_the_camera_side() -> None:
+    scene = pytest.importorskip("synth.scene")
+    from bench.calibration import centre_error_squares
+    from calibration.table import calibrate_start_position
+
+    lasca = find_variant("lasca")
+    style = scene.Style.random(1019, lasca, hand=False)  # purple and teal as light as each other
+    image, truth = _render_start("lasca", style)
+    decided = calibrate_start_position(image, lasca)  # synth's camera is on White's side
+    assert centre_error_squares(decided, lasca, truth) < 0.2
+
+
 def test_a_hand_over_the_start_position_is_refused_with_a_reason() -> None:
     scene = pytest.importorskip("synth.scene")
     from calibration.table import calibrate_start_position
