@@ -94,7 +94,7 @@ class OcclusionGate:
         # Skin or moving; or part of a large change however coloured (a sleeve, a glove,
         # dark skin the colour box misses, an arm held still).
         hidden = changed & (moving | skin_mask(board_bgr)) | self._hand_regions(changed)
-        cells = self._per_cell(self._around_hands(hidden))
+        cells = self._per_cell(self._around_hands(hidden, moving))
         self._previous = colour
         self._still_count = self._still_count + 1 if motion < s.still_motion else 0
         if (
@@ -105,14 +105,17 @@ class OcclusionGate:
             self._stable = colour
         return Gate(cells=cells, occlusion=float(hidden.mean()), motion=motion)
 
-    def _around_hands(self, hidden: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
-        """``hidden`` with its hands closed and grown by a quarter square: where a hand's
-        colour matches the board's, its pixels do not change, and the edge of a hand a
-        few pixels off a square still hides part of a piece's side."""
-        hands = self._hand_regions(hidden)
+    def _around_hands(
+        self, hidden: npt.NDArray[np.bool_], moving: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.bool_]:
+        """``hidden`` with its hands and whatever moves grown by half a square: where a
+        hand's colour matches the board's its pixels do not change, fingertips coming in
+        show only their tips, and the edge of a hand a few pixels off a square still hides
+        part of a piece's side."""
+        hands = self._hand_regions(hidden) | (hidden & moving)
         if not hands.any():
             return hidden
-        reach = max(3, self.settings.cell_px // 2) | 1
+        reach = self.settings.cell_px | 1
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
         grown = cv2.dilate(hands.astype(np.uint8), kernel)
         return np.asarray(hidden | (grown > 0), np.bool_)
