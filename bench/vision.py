@@ -12,7 +12,12 @@ Prints JSON lines:
   board and square crops): fresh markerless and fresh ArUco detection on synth renders and
   on real photos scaled to 1280x960, tracking (a still board, and a hand over it), and
   undistorting a frame;
+- ``vision.observe_ms``: the whole live step per 1280x960 frame (``Observer.observe``:
+  tracking, camera model, gate, crops, prototype classifier), fresh and tracking;
 - ``vision.synth_markerless``: the markerless locator on random synth renders with truth.
+
+Other vision benches: ``bench.camera`` (stack tops without intrinsics), ``bench.occlusion``
+(the gate on rendered games), ``bench.calibration`` (start-position calibration).
 
     python -m bench.vision [--data ../shared/data] [--quick]
 """
@@ -219,6 +224,31 @@ def frame_speed(
     return line
 
 
+def observer_speed(name: str, image: Image, repeats: int) -> dict[str, object]:
+    """The whole live step per 1280x960 frame (``Observer.observe``: track, camera model,
+    top-down board, occlusion gate, 32 crops, prototype classifier), one thread."""
+    from vision.observe import Observer, ObserverConfig, Registration
+    from vision.prototype import ColourPrototypes, PrototypeClassifier
+
+    prototypes = ColourPrototypes((120, 128, 128), (220, 128, 128), (30, 128, 128))
+
+    def observer() -> Observer:
+        classifier = PrototypeClassifier(prototypes)
+        return Observer(ObserverConfig(markers=None), RUSSIAN, Registration(), classifier)
+
+    line: dict[str, object] = {"bench": "vision.observe_ms", "frame": name, "threads": 1}
+    _timed(line, "fresh", lambda: observer().observe(image, 0.0), repeats)
+    live = observer()
+    live.observe(image, 0.0)
+    _timed(line, "tracking", lambda: live.observe(image, 0.0), repeats)
+    found = locate_markerless(image, 8)
+    if isinstance(found, BoardLocation):
+        hand = with_hand(image, found)
+        _timed(line, "tracking_hand", lambda: live.observe(hand, 0.0), repeats)
+    line["targets_ms"] = {"fresh": 100, "tracking": 10}
+    return line
+
+
 def real_frames_speed(data: Path, count: int) -> dict[str, object]:
     """Fresh markerless detection + rectify on chess photos scaled to 1280x960."""
     times: list[float] = []
@@ -322,6 +352,7 @@ def main() -> None:
     )
     for name, image, markers in frames:
         print(json.dumps(frame_speed(name, image, markers, repeats)), flush=True)
+    print(json.dumps(observer_speed(frames[1][0], frames[1][1], repeats)), flush=True)
     print(json.dumps(undistort_speed(repeats)), flush=True)
     print(json.dumps(synth_markerless(10 if args.quick else 60)), flush=True)
     if not (args.data / CHESS).is_dir():

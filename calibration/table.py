@@ -12,6 +12,7 @@ import logging
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from calibration.intrinsics import CameraIntrinsics
@@ -20,13 +21,22 @@ from rules.position import Position
 from rules.variants import Variant
 from vision.locate import BoardLocation, BoardNotFound, Image
 from vision.observe import ObserverConfig, Registration, locate
-from vision.orient import parity_turns
+from vision.orient import bottom_facing_turn, parity_turns
 from vision.prototype import ColourPrototypes, centre_colours
 from vision.rectify import square_crops
 
 log = logging.getLogger(__name__)
 
 Lab = tuple[float, float, float]
+
+#: Lab distance from its group's median colour beyond which a square looks out of place
+#: in the start position (on 25 clean renders the farthest was 51, most under 30; a
+#: hand's squares are 40 to 140 away).
+OFF_COLOUR_LAB = 40.0
+#: More squares out of place than this and the image is refused, not learned from.
+MAX_OFF_COLOUR_SQUARES = 2
+#: Men whose lightness (Lab L of 255) differs less than this look alike to the user too.
+SIMILAR_LIGHTNESS = 15.0
 
 
 class CalibrationError(ValueError):
@@ -54,7 +64,8 @@ class TableCalibration(BaseModel):
     )
 
     def registration(self) -> Registration:
-        return Registration(turns=self.turns)
+        intrinsics = self.intrinsics.intrinsics() if self.intrinsics is not None else None
+        return Registration(turns=self.turns, intrinsics=intrinsics)
 
     def prototypes(self) -> ColourPrototypes:
         return ColourPrototypes(
@@ -85,13 +96,16 @@ def calibrate_start_position(
     variant: Variant,
     *,
     config: ObserverConfig | None = None,
-    light_is_white: bool = True,
+    light_is_white: bool | None = None,
     source: str = "image",
 ) -> TableCalibration:
     """Calibrate from one image of the start position.
 
     Of the turns that put the pieces on the playable squares, the one whose bottom side's
     men are the lighter (or, with ``light_is_white`` False, the darker) is White's view.
+    With ``light_is_white`` None (the default) the lighter men are White unless both
+    sides' men are alike in lightness (:data:`SIMILAR_LIGHTNESS`), when White is the side
+    nearer the image's bottom edge (the camera's side).
 
     :raises CalibrationError: no board, or the image does not look like a start position.
     """
@@ -103,19 +117,81 @@ def calibrate_start_position(
     tops = start_tops(variant)
     white = np.array([t == Top.WHITE_MAN for t in tops])
     black = np.array([t == Top.BLACK_MAN for t in tops])
-    best: tuple[float, int] | None = None
-    for turns in parity_turns(image, found, geometry):
-        colours = centre_colours(square_crops(image, found, geometry, turns=turns))
-        lighter = colours[white, 0].mean() - colours[black, 0].mean()
-        score = lighter if light_is_white else -lighter
-        if best is None or score > best[0]:
-            best = (score, turns)
-    if best is None or best[0] <= 0:
-        raise CalibrationError(f"{source}: no turn of the board shows the start position")
-    turns = best[1]
-    crops = square_crops(image, found, geometry, turns=turns)
-    prototypes = ColourPrototypes.learn(crops, tops, light_is_white=light_is_white)
+    colours = {
+        turns: centre_colours(square_crops(image, found, geometry, turns=turns))
+        for turns in parity_turns(image, found, geometry)
+    }
+    # The start position's three groups (empty, White's men, Black's men) look alike
+    # within themselves only under the right turn or the one opposite it: on an odd
+    # board, where parity leaves all four, this rules out the quarter turns.
+    scatter = {t: class_scatter(c, white, black) for t, c in colours.items()}
+    least = min(scatter, key=scatter.__getitem__)
+    candidates = [t for t in (least, (least + 2) % 4) if t in colours]
+    lighter = {  # how much lighter White's men are than Black's under each turn
+        t: float(np.median(colours[t][white, 0]) - np.median(colours[t][black, 0]))
+        for t in candidates
+    }
+    ambiguous = all(abs(v) < SIMILAR_LIGHTNESS for v in lighter.values())
+    if light_is_white is None and ambiguous:
+        # Men alike in lightness: White is taken on the camera's side, as `damcam read`
+        # does without a calibration.
+        turns = bottom_facing_turn(found, candidates)
+        log.warning(
+            "%s: the two sides' men differ little in lightness (%.0f of 255): White was"
+            " taken as the side nearer the image's bottom edge",
+            source,
+            abs(lighter[turns]),
+        )
+    else:
+        wanted = 1.0 if light_is_white is None or light_is_white else -1.0
+        turns = max(candidates, key=lambda t: wanted * lighter[t])
+        if wanted * lighter[turns] <= 0:
+            raise CalibrationError(f"{source}: no turn of the board shows the start position")
+        if ambiguous:
+            log.warning(
+                "%s: the two sides' men differ little in lightness (%.0f of 255): check"
+                " which side was taken as White",
+                source,
+                abs(lighter[turns]),
+            )
+    light_is_white = lighter[turns] > 0
+    odd = off_colour_squares(colours[turns], white, black)
+    if odd.sum() > MAX_OFF_COLOUR_SQUARES:
+        names = ", ".join(geometry.name(sq) for sq in np.array(geometry.squares)[odd][:8])
+        raise CalibrationError(
+            f"{source}: {int(odd.sum())} squares do not look like the rest of the start"
+            f" position ({names}): a hand over the board, or pieces out of place"
+        )
+    keep = ~odd  # one or two odd squares (a glint, a stray shadow) are left out
+    crops = square_crops(image, found, geometry, turns=turns)[keep]
+    kept_tops = [t for t, k in zip(tops, keep, strict=True) if k]
+    prototypes = ColourPrototypes.learn(crops, kept_tops, light_is_white=light_is_white)
     return _calibration(variant, image, found, turns, prototypes)
+
+
+def off_colour_squares(
+    colours: npt.NDArray[np.float64], white: npt.NDArray[np.bool_], black: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.bool_]:
+    """Squares whose centre colour is far (:data:`OFF_COLOUR_LAB`) from the median colour
+    of its group (empty, White's men, Black's men): a hand, its shadow, a piece astray."""
+    odd = np.zeros(len(colours), np.bool_)
+    for group in (white, black, ~(white | black)):
+        if group.any():
+            distance = np.linalg.norm(colours[group] - np.median(colours[group], axis=0), axis=1)
+            odd[group] = distance > OFF_COLOUR_LAB
+    return odd
+
+
+def class_scatter(
+    colours: npt.NDArray[np.float64], white: npt.NDArray[np.bool_], black: npt.NDArray[np.bool_]
+) -> float:
+    """Mean squared Lab distance of each square's centre colour from its group's mean, the
+    groups being the empty squares, White's men and Black's men."""
+    total = 0.0
+    for group in (white, black, ~(white | black)):
+        if group.any():
+            total += float(((colours[group] - colours[group].mean(axis=0)) ** 2).sum())
+    return total / len(colours)
 
 
 def _calibration(

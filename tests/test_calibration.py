@@ -110,3 +110,58 @@ def test_read_json_follows_the_cli_contract(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     result = CliRunner().invoke(app, ["read", str(photo), "--calibration", str(table), "--json"])
     assert json.loads(result.output)["fen"] == Position.initial(RUSSIAN).fen()
+
+
+def _render_start(variant_name: str, style: object) -> tuple[np.ndarray, dict[str, object]]:
+    render = pytest.importorskip("synth.render")
+    from rules.position import Position
+
+    variant = find_variant(variant_name)
+    rendered = render.render_position(Position.initial(variant), style, (960, 720))
+    return rendered.image, rendered.truth
+
+
+def test_odd_board_with_look_alike_men_is_turned_right() -> None:
+    # 7x7: parity leaves all four turns; purple and teal men are about equally light, so
+    # only the layout of the start position (three groups alike within) rules out the
+    # quarter turns.
+    scene = pytest.importorskip("synth.scene")
+    from bench.calibration import centre_error_squares
+    from calibration.table import calibrate_start_position
+
+    lasca = find_variant("lasca")
+    style = scene.Style.random(1005, lasca, hand=False)
+    assert style.pieces == "purple-teal"
+    image, truth = _render_start("lasca", style)
+    tables = [
+        calibrate_start_position(image, lasca, light_is_white=light) for light in (True, False)
+    ]
+    # One of the two colour conventions is right; neither is ever a quarter turn off.
+    errors = sorted(centre_error_squares(t, lasca, truth) for t in tables)
+    assert errors[0] < 0.2
+    assert {t.turns for t in tables} == {tables[0].turns, (tables[0].turns + 2) % 4}
+
+
+def test_men_alike_in_lightness_put_white_on_the_camera_side() -> None:
+    scene = pytest.importorskip("synth.scene")
+    from bench.calibration import centre_error_squares
+    from calibration.table import calibrate_start_position
+
+    lasca = find_variant("lasca")
+    style = scene.Style.random(1019, lasca, hand=False)  # purple and teal as light as each other
+    image, truth = _render_start("lasca", style)
+    decided = calibrate_start_position(image, lasca)  # synth's camera is on White's side
+    assert centre_error_squares(decided, lasca, truth) < 0.2
+
+
+def test_a_hand_over_the_start_position_is_refused_with_a_reason() -> None:
+    scene = pytest.importorskip("synth.scene")
+    from calibration.table import calibrate_start_position
+
+    hand = scene.HandStyle(
+        side="near", target=(0.5, 0.5), height_mm=40.0, skin=(0.8, 0.6, 0.5), sleeve=(0.2, 0.3, 0.6)
+    )
+    style = scene.Style(seed=4, variant="russian", tilt_deg=15.0, hand=hand)
+    image, _ = _render_start("russian", style)
+    with pytest.raises(CalibrationError, match="hand over the board"):
+        calibrate_start_position(image, RUSSIAN, source="frame 7")

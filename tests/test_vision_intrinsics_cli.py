@@ -99,3 +99,23 @@ def test_table_with_intrinsics_reads_a_distorted_photo(tmp_path: Path) -> None:
     result = runner.invoke(app, ["read", str(photo), "--variant", "russian", "--json"])
     bent = np.array(json.loads(result.output)["corners_px"])
     assert np.abs(bent - truth).max() > 0.15 * side
+    # The live Observer undistorts too when the calibration carries intrinsics.
+    from calibration.table import start_tops
+    from vision.camera import distort_points
+    from vision.observe import Observer, ObserverConfig
+    from vision.prototype import PrototypeClassifier
+
+    calibrated = TableCalibration.load(table)
+    registration = calibrated.registration()
+    assert registration.intrinsics is not None
+    observer = Observer(
+        ObserverConfig(), RUSSIAN, registration, PrototypeClassifier(calibrated.prototypes())
+    )
+    observation = observer.observe(rendered.image, 0.0)
+    assert observation.board_found
+    read = [int(np.argmax(square.probs)) for square in observation.squares]
+    assert read == [int(top) for top in start_tops(RUSSIAN)]
+    located = observer.tracker.last
+    assert located is not None
+    corners = distort_points(registration.intrinsics, located.image_corners_clockwise())
+    assert np.abs(corners - truth).max() < 0.1 * side

@@ -101,3 +101,74 @@ def camera_model(matrix: FloatArray, location: BoardLocation) -> CameraModel:
     rotation, _ = cv2.Rodrigues(rvec)
     axes = np.column_stack([rotation[:, 0], rotation[:, 1], -rotation[:, 2], tvec.ravel()])
     return CameraModel(np.asarray(matrix @ axes, np.float64))
+
+
+#: Focal length assumed, as a fraction of the frame's long side, when the board's
+#: perspective cannot tell it (a camera straight overhead): a 53-degree field of view,
+#: between a phone's main camera (about 0.75) and a narrower webcam or Pi lens.
+PRIOR_FOCAL_OF_WIDTH = 1.0
+#: Weight of that prior against the homography's two constraints (in units of the
+#: constraints' normalised squares): it decides below about 10 degrees of tilt.
+PRIOR_WEIGHT = 2e-3
+
+
+def focal_from_homography(
+    board_to_image: FloatArray, size: tuple[int, int], *, prior: float | None = None
+) -> float:
+    """The focal length in pixels that makes the board square and flat (Zhang, 2000).
+
+    With square pixels, no skew and the principal point at the image centre, the plane's
+    homography ``H = s K [r1 r2 t]`` gives two equations in ``w = 1/f^2``: ``r1 . r2 = 0``
+    and ``|r1| = |r2|``. Their least-squares solution is blended with ``prior`` (default
+    :data:`PRIOR_FOCAL_OF_WIDTH` of the long side), which wins when the board is seen
+    nearly head-on and the equations say little.
+    """
+    width, height = size
+    f0 = prior if prior is not None else PRIOR_FOCAL_OF_WIDTH * max(width, height)
+    # Pixels about the principal point, in units of the prior focal: w' = (f0 / f)^2 ~ 1.
+    normalise = np.array([[1 / f0, 0, -width / 2 / f0], [0, 1 / f0, -height / 2 / f0], [0, 0, 1]])
+    h = normalise @ board_to_image
+    h = h / np.linalg.norm(h[:2, :2])
+    h1, h2 = h[:, 0], h[:, 1]
+    a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
+    b = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
+    w = (PRIOR_WEIGHT - float(a @ b)) / (PRIOR_WEIGHT + float(a @ a))
+    # A negative or tiny w is noise about "no perspective": clamp to a 10x range of f.
+    w = min(max(w, 0.01), 100.0)
+    return float(f0 / np.sqrt(w))
+
+
+def camera_from_homography(board_to_image: FloatArray, matrix: FloatArray) -> CameraModel:
+    """The board-plane-with-height projection whose height 0 is exactly the homography.
+
+    ``K^-1 H = s [r1 r2 t]``: the third axis is ``r1 x r2``, turned towards the camera,
+    scaled like the first two, so crops at height 0 are the homography's crops.
+    """
+    m = np.linalg.inv(matrix) @ board_to_image
+    if m[2, 2] < 0:  # the board in front of the camera: t_z > 0
+        m, board_to_image = -m, -board_to_image
+    scale = (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1])) / 2
+    up = np.cross(m[:, 0], m[:, 1])
+    up /= np.linalg.norm(up)
+    if up @ m[:, 2] > 0:  # height points from the board towards the camera
+        up = -up
+    return CameraModel(
+        np.column_stack(
+            [board_to_image[:, 0], board_to_image[:, 1], scale * matrix @ up, board_to_image[:, 2]]
+        ).astype(np.float64)
+    )
+
+
+def estimate_camera(
+    location: BoardLocation, size: tuple[int, int], intrinsics: Intrinsics | None = None
+) -> CameraModel:
+    """The camera model for a located board in a frame of ``size`` (width, height): from
+    the measured intrinsics when there are some (the frame undistorted), else from the
+    focal length the board's perspective implies (:func:`focal_from_homography`)."""
+    board_to_image = np.asarray(np.linalg.inv(location.homography), np.float64)
+    if intrinsics is not None:
+        matrix = intrinsics.for_size(*size).matrix
+    else:
+        focal = focal_from_homography(board_to_image, size)
+        matrix = np.array([[focal, 0, size[0] / 2], [0, focal, size[1] / 2], [0, 0, 1]])
+    return camera_from_homography(board_to_image, matrix)

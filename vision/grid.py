@@ -469,7 +469,8 @@ def board_extent(cfg: GridSettings, work: Image, lattice: Lattice, size: int) ->
         if not alternating.all():
             raise GridNotFound(
                 f"only {int(alternating.sum())} of {size} lines of cells alternate:"
-                f" the checkered board is smaller than {size}x{size}"
+                f" the checkered board is smaller than {size}x{size}, or a hand or the"
+                " picture's edge hides its outer squares"
             )
         run = _checkered_run(cfg, contrast / strength, start, size, open_ends[axis])
         if run > size:

@@ -15,6 +15,7 @@ import numpy as np
 from rules.observation import Observation, SquareReading
 from rules.variants import Variant
 from vision.board_spec import MarkerBoardSpec
+from vision.camera import Intrinsics, Undistorter, estimate_camera
 from vision.classifier import SquareClassifier
 from vision.locate import (
     BoardLocation,
@@ -45,11 +46,15 @@ class ObserverConfig:
 
 @dataclass(frozen=True, slots=True)
 class Registration:
-    """What calibration tells vision: the quarter turns to the White view, and the camera
-    model when intrinsics were measured."""
+    """What calibration tells vision: the quarter turns to the White view, and the camera's
+    intrinsics when they were measured (frames are then undistorted). ``camera`` fixes the
+    camera model for a camera and board that never move (tests); otherwise it is worked
+    out per located board, from the intrinsics or, without them, from the board's
+    perspective (:func:`vision.camera.estimate_camera`)."""
 
     turns: int = 0
     camera: CameraModel | None = None
+    intrinsics: Intrinsics | None = None
 
 
 def locate(frame: Image, size: int, markers: MarkerBoardSpec | None) -> LocateResult:
@@ -84,6 +89,13 @@ class Observer:
         self.gate = OcclusionGate(size, config.occlusion)
         self.frame_index = 0
         self.last_failure: str | None = None
+        intrinsics = calibration.intrinsics
+        self._undistort = (
+            Undistorter(intrinsics)
+            if intrinsics is not None and np.any(intrinsics.distortion)
+            else None
+        )
+        self._camera: tuple[BoardLocation, CameraModel] | None = None
 
     def observe(self, frame: Image, time: float) -> Observation:
         """Read one frame; never raises on a bad frame."""
@@ -97,10 +109,13 @@ class Observer:
     def _observe(self, frame: Image, time: float, index: int) -> Observation:
         if frame.ndim != 3 or frame.shape[2] != 3 or frame.size == 0:
             return self._not_found(time, index, f"frame {index}: not a BGR image {frame.shape}")
+        if self._undistort is not None:
+            frame = self._undistort(frame)
         location = self.tracker.update(frame)
         if isinstance(location, BoardNotFound):
-            return self._not_found(time, index, location.reason)
-        turns, camera = self.calibration.turns, self.calibration.camera
+            return self._not_found(time, index, self._explain(location.reason))
+        turns = self.calibration.turns
+        camera = self._camera_model(location, (frame.shape[1], frame.shape[0]))
         board = warp_board(
             frame, location, px_per_square=self.config.occlusion.cell_px, turns=turns
         )
@@ -131,6 +146,22 @@ class Observer:
             motion=gate.motion,
             frame_index=index,
         )
+
+    def _camera_model(self, location: BoardLocation, size: tuple[int, int]) -> CameraModel:
+        """The calibration's fixed model, else one per located board (the tracker returns
+        the same location while the board is still, so this is worked out once)."""
+        if self.calibration.camera is not None:
+            return self.calibration.camera
+        if self._camera is None or self._camera[0] is not location:
+            self._camera = (location, estimate_camera(location, size, self.calibration.intrinsics))
+        return self._camera[1]
+
+    def _explain(self, reason: str) -> str:
+        """The locator's reason; before the first detection, also that the next frames are
+        tried (a hand over the board's edge at the start only delays it)."""
+        if self.tracker.last is None:
+            return f"no board yet, trying every frame: {reason}"
+        return reason
 
     def _not_found(self, time: float, index: int, reason: str) -> Observation:
         if reason != self.last_failure:

@@ -14,7 +14,12 @@ import typer
 from rich.console import Console
 
 from calibration.intrinsics import CameraIntrinsics, calibrate_intrinsics, charuco_sheet
-from calibration.table import CalibrationError, TableCalibration, calibrate_start_position
+from calibration.table import (
+    SIMILAR_LIGHTNESS,
+    CalibrationError,
+    TableCalibration,
+    calibrate_start_position,
+)
 from rules import find_variant
 from rules.variants import Variant
 from vision.board_spec import MarkerBoardSpec
@@ -140,8 +145,13 @@ def calibrate_command(
         ),
     ] = None,
     white: Annotated[
-        str, typer.Option("--white", help="Which piece colour is White: light or dark.")
-    ] = "light",
+        str,
+        typer.Option(
+            "--white",
+            help="Which piece colour is White: light, dark, or auto (the lighter, or the"
+            " side nearer the image's bottom when both look alike).",
+        ),
+    ] = "auto",
     square_mm: Annotated[
         float, typer.Option("--square-mm", help="Marker sheet: square side in mm.")
     ] = 40.0,
@@ -178,8 +188,8 @@ def calibrate_command(
     path = Path(source)
     if not path.is_file():
         raise _fail(f"{path}: no such file")
-    if white not in ("light", "dark"):
-        raise _fail(f"--white must be light or dark, not {white!r}")
+    if white not in ("light", "dark", "auto"):
+        raise _fail(f"--white must be light, dark or auto, not {white!r}")
     frame = _first_frame(path)
     camera = None
     if intrinsics is not None:
@@ -190,7 +200,10 @@ def calibrate_command(
         frame = _undistort(frame, camera, intrinsics)
     try:
         table = calibrate_start_position(
-            frame, _variant(variant), light_is_white=white == "light", source=source
+            frame,
+            _variant(variant),
+            light_is_white=None if white == "auto" else white == "light",
+            source=source,
         )
     except CalibrationError as exc:
         raise _fail(str(exc), code=1) from None
@@ -201,6 +214,14 @@ def calibrate_command(
     typer.echo(
         f"wrote {out} (board {table.size}x{table.size} by {table.method}, turns {table.turns})"
     )
+    light, dark = table.light_lab[0], table.dark_lab[0]
+    if abs(light - dark) < SIMILAR_LIGHTNESS:
+        side = "the side nearer the image's bottom" if white == "auto" else f"the {white}er men"
+        typer.echo(
+            f"warning: the two sides' men are alike in lightness (L {light:.0f} and"
+            f" {dark:.0f}): White was taken as {side}; check it, or pass --white light|dark",
+            err=True,
+        )
 
 
 def intrinsics_command(views: Path | None, out: Path | None, sheet: bool, dpi: int) -> None:
