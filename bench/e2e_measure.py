@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import shutil
 import statistics
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bench.e2e_games import PlayedGame
 from bench.e2e_run import (
+    ChainRun,
     first_difference,
     lost_stage,
     official_moves,
@@ -23,7 +27,8 @@ from rules import find_variant
 CHAIN_TRUTH = "truth-readings"
 """Frames read from the script's truth: no renderer, no vision (settling and inference only)."""
 CHAIN_RENDERED = "rendered"
-"""Frames drawn by synth's renderer and read by vision (:mod:`bench.e2e_render`)."""
+"""Frames drawn by synth's renderer into a video, recorded as ``damcam record`` does
+(:mod:`bench.e2e_video`, :mod:`bench.e2e_chain`)."""
 
 
 def measure_game(
@@ -33,34 +38,106 @@ def measure_game(
     injection: Injection | None = None,
     *,
     chain: str = CHAIN_TRUTH,
+    reader: str = "wiring",
 ) -> dict[str, Any]:
     """Play ``game`` through the chain; one JSON-able line of what came out."""
+    if chain == CHAIN_RENDERED:
+        return measure_rendered(game, condition, seed, injection, reader=reader)
+    if chain != CHAIN_TRUTH:
+        raise ValueError(f"unknown chain {chain!r} (expected {CHAIN_TRUTH} or {CHAIN_RENDERED})")
     variant = find_variant(game.variant)
     script = play_script(game.start, game.moves, condition, seed=seed, injection=injection)
-    camera: dict[str, Any] = {}
-    if chain == CHAIN_TRUTH:
-        observations = [truth_observation(f, variant) for f in script.frames]
-    else:
-        from bench.e2e_render import read_rendered  # needs OpenGL (EGL)
-
-        rendered = read_rendered(script.frames, variant, condition, seed)
-        observations = rendered.observations
-        n = len(observations)
-        camera = {
-            "render_fps": round(n / rendered.render_seconds, 1),
-            "vision_fps": round(n / rendered.vision_seconds, 1),
-        }
-        if rendered.calibration_error:
-            camera["calibration_error"] = rendered.calibration_error
+    observations = [truth_observation(f, variant) for f in script.frames]
     run = record_observations(game.variant, observations)
+    line = compare(game, condition, chain, run, script.hand_left, injection)
+    if not line["exact"] and injection is None:
+        played, recorded = official_moves(game), scoresheet_moves(run.pdn, variant)
+        line["lost_stage"] = lost_stage(script, observations, played, recorded)
+    return line
+
+
+def measure_rendered(
+    game: PlayedGame,
+    condition: Condition,
+    seed: int,
+    injection: Injection | None = None,
+    *,
+    reader: str = "wiring",
+    keep: Path | None = None,
+) -> dict[str, Any]:
+    """Render ``game`` into an H.264 video, record it as ``damcam record`` does, compare;
+    a clean game that comes out wrong gets its stage ladder (:mod:`bench.e2e_chain`).
+    ``keep``: copy the video there when the game is lost (to look at the frames)."""
+    from bench.e2e_chain import record_video, stage_ladder  # needs OpenGL (EGL)
+    from bench.e2e_video import render_video
+
+    variant = find_variant(game.variant)
+    with tempfile.TemporaryDirectory(prefix="damcam-e2e-video-") as tmp:
+        video = render_video(game, condition, seed, Path(tmp), injection)
+        recorded = record_video(video.path, game.variant, reader)
+        vision = recorded.vision_seconds
+        run = recorded.run
+        extra = {
+            ply: vision.get(round(t * condition.fps), 0.0) for ply, (t, _) in run.move_times.items()
+        }
+        line = compare(game, condition, CHAIN_RENDERED, run, video.hand_left, injection, extra)
+        n = len(video.frames)
+        line.update(
+            reader=reader,
+            codec=video.codec,
+            tilt_deg=round(video.style.tilt_deg, 1),
+            style=f"{video.style.board}/{video.style.pieces}",
+            calibrated_at_frame=recorded.calibrated_at,
+            render_fps=round(n / video.render_seconds, 1),
+            vision_fps=round(n / sum(vision.values()), 1) if vision else None,
+            vision_cpu_fps=round(n / recorded.vision_cpu_seconds, 1)
+            if recorded.vision_cpu_seconds
+            else None,
+            cpu_fps=round(run.frames / recorded.cpu_seconds, 1) if recorded.cpu_seconds else None,
+        )
+        if not line["exact"] and injection is None:
+
+            def exact(other: ChainRun) -> bool:
+                return (
+                    first_difference(official_moves(game), scoresheet_moves(other.pdn, variant))
+                    is None
+                )
+
+            ladder = stage_ladder(video, recorded, variant, reader, exact)
+            line["lost_stage"] = ladder.stage
+            line["ladder"] = ladder.exact
+            line["misread_square_frames"] = ladder.misread_count
+            line["misreads"] = ladder.misreads
+            if keep is not None:
+                keep.mkdir(parents=True, exist_ok=True)
+                name = f"{game.variant}-{condition.name}-{game.source.replace('#', '-')}.mp4"
+                shutil.copy(video.path, keep / name.replace(" ", "_"))
+                line["video"] = str(keep / name.replace(" ", "_"))
+    return line
+
+
+def compare(
+    game: PlayedGame,
+    condition: Condition,
+    chain: str,
+    run: ChainRun,
+    hand_left: dict[int, float],
+    injection: Injection | None,
+    extra_seconds: dict[int, float] | None = None,
+) -> dict[str, Any]:
+    """The line for one game: the scoresheet against the moves played, flags, latency
+    (from the hand leaving to the move recorded: frame time plus the processing of the
+    frame that completed the move)."""
+    variant = find_variant(game.variant)
     played = official_moves(game)
     recorded = scoresheet_moves(run.pdn, variant)
     wrong = first_difference(played, recorded)
     right = sum(1 for a, b in zip(played, recorded, strict=False) if a == b)
+    extra = extra_seconds or {}
     latencies = [
-        1000.0 * (frame_time - script.hand_left[ply] + spent)
+        1000.0 * (frame_time - hand_left[ply] + spent + extra.get(ply, 0.0))
         for ply, (frame_time, spent) in sorted(run.move_times.items())
-        if ply in script.hand_left
+        if ply in hand_left
     ]
     line: dict[str, Any] = {
         "game": game.source,
@@ -77,15 +154,12 @@ def measure_game(
         "frames": run.frames,
         "fps": round(run.frames / run.wall_seconds, 1) if run.wall_seconds else None,
         "errors": run.errors,
-        **camera,
     }
     if injection is not None:
         line["injected"] = {"kind": injection.kind, "ply": injection.ply}
         hits = [f for f in run.record.flags if (f.kind, f.ply) == (injection.kind, injection.ply)]
         line["detected"] = bool(hits)
         line["false_alarms"] = len(run.record.flags) - len(hits)
-    elif wrong is not None:
-        line["lost_stage"] = lost_stage(script, observations, played, recorded)
     return line
 
 

@@ -51,6 +51,20 @@ def skin_mask(bgr: Image) -> npt.NDArray[np.bool_]:
     return np.asarray((cr >= 135) & (cr <= 180) & (cb >= 85) & (cb <= 135), np.bool_)
 
 
+_NEIGHBOURS = np.ones((3, 3), np.uint8)
+
+
+def _beyond(
+    gray: npt.NDArray[np.float32], reference: npt.NDArray[np.float32], change: float
+) -> npt.NDArray[np.bool_]:
+    """Pixels more than ``change`` away from every value ``reference`` takes within one
+    pixel of them: a board that shifted by under a pixel (a camera that sways a little,
+    which the tracker rightly ignores) is neither motion nor a hand."""
+    high = cv2.dilate(reference, _NEIGHBOURS)
+    low = cv2.erode(reference, _NEIGHBOURS)
+    return np.asarray((gray > high + change) | (gray < low - change), np.bool_)
+
+
 @dataclass
 class OcclusionGate:
     """Keeps the previous and the last stable rectified boards of one camera."""
@@ -66,10 +80,10 @@ class OcclusionGate:
         s = self.settings
         gray = np.asarray(cv2.cvtColor(board_bgr, cv2.COLOR_BGR2GRAY), np.float32)
         previous = self._previous if self._previous is not None else gray
-        moving = np.abs(gray - previous) > s.change
+        moving = _beyond(gray, previous, s.change)
         motion = float(moving.mean())
         stable = self._stable if self._stable is not None else gray
-        changed = np.abs(gray - stable) > s.change
+        changed = _beyond(gray, stable, s.change)
         hidden = changed & (moving | skin_mask(board_bgr))
         cells = self._per_cell(hidden)
         self._previous = gray
