@@ -206,10 +206,47 @@ def _p95(values: Sequence[float]) -> float | None:
 
 @dataclass(frozen=True, slots=True)
 class Summary:
-    """The per-variant-and-condition and per-irregularity figures."""
+    """Clean games per chain, variant and condition (variant ``all``: the condition's
+    total), and injected irregularities per chain, kind and condition."""
 
     games: list[dict[str, Any]]
     injections: list[dict[str, Any]]
+
+
+def _rate(group: Sequence[dict[str, Any]], key: str) -> float | None:
+    """Frames per second over a group: all its frames over the time they took."""
+    timed = [g for g in group if g.get(key)]
+    if not timed:
+        return None
+    frames = sum(int(g["frames"]) for g in timed)
+    return round(frames / sum(float(g["frames"]) / float(g[key]) for g in timed), 1)
+
+
+def _games_summary(key: tuple[str, str, str], group: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    chain, variant, condition = key
+    latencies = [x for g in group for x in g["latencies_ms"]]
+    plies = sum(g["plies"] for g in group)
+    stages: dict[str, int] = defaultdict(int)
+    for g in group:
+        if "lost_stage" in g:
+            stages[g["lost_stage"]] += 1
+    return {
+        "summary": "games",
+        "chain": chain,
+        "variant": variant,
+        "condition": condition,
+        "games": len(group),
+        "exact": sum(g["exact"] for g in group),
+        "move_accuracy": round(sum(g["moves_right"] for g in group) / plies, 4) if plies else None,
+        "clean_flags": sum(len(g["flags"]) for g in group),
+        "games_flagged": sum(1 for g in group if g["flags"]),
+        "latency_ms_median": _median(latencies),
+        "latency_ms_p95": _p95(latencies),
+        "fps": _rate(group, "fps"),
+        "cpu_fps": _rate(group, "cpu_fps"),
+        "vision_cpu_fps": _rate(group, "vision_cpu_fps"),
+        "lost_stages": dict(sorted(stages.items())),
+    }
 
 
 def summarise(lines: Sequence[dict[str, Any]]) -> Summary:
@@ -218,53 +255,35 @@ def summarise(lines: Sequence[dict[str, Any]]) -> Summary:
     for line in lines:
         if "injected" in line:
             injected[(line["chain"], line["injected"]["kind"], line["condition"])].append(line)
-        else:
+        elif "plies" in line:
             clean[(line["chain"], line["variant"], line["condition"])].append(line)
-    games = []
-    for (_, variant, condition), group in sorted(
-        clean.items(), key=lambda kv: (kv[0][0] != CHAIN_TRUTH, kv[0])
-    ):
-        latencies = [x for g in group for x in g["latencies_ms"]]
-        plies = sum(g["plies"] for g in group)
-        stages: dict[str, int] = defaultdict(int)
-        for g in group:
-            if "lost_stage" in g:
-                stages[g["lost_stage"]] += 1
-        games.append(
-            {
-                "summary": "games",
-                "variant": variant,
-                "condition": condition,
-                "chain": group[0]["chain"],
-                "games": len(group),
-                "exact": sum(g["exact"] for g in group),
-                "move_accuracy": round(sum(g["moves_right"] for g in group) / plies, 4)
-                if plies
-                else None,
-                "clean_flags": sum(len(g["flags"]) for g in group),
-                "latency_ms_median": _median(latencies),
-                "latency_ms_p95": _p95(latencies),
-                "fps": round(
-                    sum(g["frames"] for g in group)
-                    / sum(g["frames"] / g["fps"] for g in group if g["fps"]),
-                    1,
-                ),
-                "lost_stages": dict(stages),
-                "vision_fps": _median([g["vision_fps"] for g in group if "vision_fps" in g]),
-            }
+            clean[(line["chain"], "all", line["condition"])].append(line)
+    order = {CHAIN_RENDERED: 0, CHAIN_TRUTH: 1}
+    games = [
+        _games_summary(key, group)
+        for key, group in sorted(
+            clean.items(), key=lambda kv: (order.get(kv[0][0], 2), kv[0][1] == "all", kv[0])
         )
+    ]
     injections = []
-    for (_, kind, condition), group in sorted(injected.items()):
+    for (chain, kind, condition), group in sorted(
+        injected.items(), key=lambda kv: (order.get(kv[0][0], 2), kv[0])
+    ):
         injections.append(
             {
                 "summary": "irregularities",
+                "chain": chain,
                 "kind": kind,
                 "condition": condition,
-                "chain": group[0]["chain"],
                 "injected": len(group),
                 "detected": sum(g["detected"] for g in group),
                 "detection_rate": round(sum(g["detected"] for g in group) / len(group), 4),
                 "false_alarms": sum(g["false_alarms"] for g in group),
+                "missed": [
+                    f"{g['variant']} {g['game']} ply {g['injected']['ply']}: flags {g['flags']}"
+                    for g in group
+                    if not g["detected"]
+                ],
                 "variants": sorted({g["variant"] for g in group}),
             }
         )

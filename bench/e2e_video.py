@@ -53,6 +53,7 @@ class FrameFacts:
     index: int
     time: float
     hand: bool
+    """A hand covers part of the board (a hand beside the board hides nothing)."""
     plies_done: int
     tops: tuple[Top, ...]
     heights: tuple[int, ...]
@@ -178,10 +179,9 @@ class VideoWriter:
 # -- the two drawers ----------------------------------------------------------------------------
 
 
-def _facts(
-    index: int, t: float, hand: bool, ply: int, truth: dict[str, Any], v: Variant
-) -> FrameFacts:
+def _facts(index: int, t: float, ply: int, truth: dict[str, Any], v: Variant) -> FrameFacts:
     geometry = v.geometry
+    hand = bool(truth["hand"]) and any(x > 0.0 for x in truth["occlusion"].values())
     stacks = [parse_stack(truth["squares"][geometry.name(sq)]) for sq in geometry.squares]
     return FrameFacts(
         index,
@@ -203,11 +203,9 @@ def _game_frames(
         for image, truth in game_frames(
             renderer, game.start, list(game.moves), style, timing_for(condition)
         ):
-            # A ply is done once the hand has left: synth counts the ply from the hand's entry.
-            done = truth["ply"] if truth["phase"] == "still" else truth["ply"] - 1
-            facts = _facts(
-                truth["frame"], truth["time"], truth["hand_present"], max(0, done), truth, variant
-            )
+            # synth counts a ply from the hand's entry; its pieces stand once the hand leaves.
+            done = truth["ply"] if truth["phase"] in ("leave", "still") else truth["ply"] - 1
+            facts = _facts(truth["frame"], truth["time"], max(0, done), truth, variant)
             yield image, facts
 
 
@@ -238,9 +236,7 @@ def _script_frames(
                 camera_jitter=sway,
                 frame_seed=frame.index,
             )
-            facts = _facts(
-                frame.index, frame.time, frame.hand, frame.plies_done, rendered.truth, variant
-            )
+            facts = _facts(frame.index, frame.time, frame.plies_done, rendered.truth, variant)
             yield rendered.image, facts
 
 
