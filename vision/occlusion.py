@@ -29,6 +29,10 @@ class OcclusionSettings:
     still_frames: int = 3
     still_motion: float = 0.005
     cell_px: int = 16
+    refresh_hidden: float = 0.02
+    """A board still for ``still_frames`` with less than this share hidden becomes the
+    stable image: a moved cream or wooden piece is skin-coloured, and its few pixels
+    must not pin an old stable image for the rest of the game (a hand hides far more)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +92,8 @@ class OcclusionGate:
         cells = self._per_cell(hidden)
         self._previous = gray
         self._still_count = self._still_count + 1 if motion < s.still_motion else 0
-        if self._stable is None or (self._still_count >= s.still_frames and not hidden.any()):
+        settled = self._still_count >= s.still_frames and hidden.mean() < s.refresh_hidden
+        if self._stable is None or settled:
             self._stable = gray
         return Gate(cells=cells, occlusion=float(hidden.mean()), motion=motion)
 

@@ -1,5 +1,6 @@
-"""The hand gate against a swaying camera: a board image shifted by under a pixel is
-neither motion nor a hand, while a hand still is."""
+"""The hand gate as the end-to-end games found it: a board image shifted by under a
+pixel (a swaying camera) is neither motion nor a hand, while a hand still is; a moved
+skin-coloured piece settles into the stable board."""
 
 from __future__ import annotations
 
@@ -41,3 +42,18 @@ def test_a_hand_over_the_board_is_still_seen() -> None:
     seen = gate.update(hand)
     assert seen.motion > 0.1 and seen.occlusion > 0.1
     assert seen.cells[3, 4] > 0.5 and seen.cells[7, 0] == 0.0
+
+
+def test_a_moved_cream_piece_settles_into_the_stable_board() -> None:
+    """Cream pieces are skin-coloured: once the board is still again, the moved piece
+    is part of the board, not a hand that stays for the rest of the game."""
+    gate = OcclusionGate(8)
+    board = _board()
+    for _ in range(4):
+        gate.update(board)
+    moved = board.copy()
+    moved[80:96, 16:32] = 40  # a dark square emptied...
+    cv2.circle(moved, (40, 72), 6, (150, 180, 220), -1)  # ...its cream man one row on
+    frames = [gate.update(moved) for _ in range(6)]
+    assert frames[0].occlusion > 0.0  # skin-coloured and new: hidden at first
+    assert frames[-1].occlusion == 0.0 and frames[-1].motion == 0.0
