@@ -134,10 +134,12 @@ def compare(
     wrong = first_difference(played, recorded)
     right = sum(1 for a, b in zip(played, recorded, strict=False) if a == b)
     extra = extra_seconds or {}
-    latencies = [
+    latencies = [  # of the moves recorded right
         1000.0 * (frame_time - hand_left[ply] + spent + extra.get(ply, 0.0))
         for ply, (frame_time, spent) in sorted(run.move_times.items())
         if ply in hand_left
+        and ply <= min(len(played), len(recorded))
+        and played[ply - 1] == recorded[ply - 1]
     ]
     line: dict[str, Any] = {
         "game": game.source,

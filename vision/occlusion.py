@@ -85,9 +85,11 @@ class OcclusionGate:
         gray = np.asarray(cv2.cvtColor(board_bgr, cv2.COLOR_BGR2GRAY), np.float32)
         previous = self._previous if self._previous is not None else gray
         moving = _beyond(gray, previous, s.change)
-        motion = float(moving.mean())
         stable = self._stable if self._stable is not None else gray
         changed = _beyond(gray, stable, s.change)
+        # Where the frame shows the stable board again (a hand has just left) nothing
+        # is moving: the board is back, and the frame is good evidence at once.
+        motion = float((moving & changed).mean())
         hidden = changed & (moving | skin_mask(board_bgr))
         cells = self._per_cell(hidden)
         self._previous = gray
