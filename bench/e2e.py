@@ -46,6 +46,17 @@ DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 Measure = Callable[[PlayedGame, Condition, int, Injection | None], dict[str, Any]]
 
 
+def interleaved(games: Sequence[PlayedGame]) -> list[PlayedGame]:
+    """The first game of every variant, then the second of every variant...: a run cut
+    short still covers every variant."""
+    rank: dict[str, int] = {}
+    keyed = []
+    for k, game in enumerate(games):
+        rank[game.variant] = rank.get(game.variant, -1) + 1
+        keyed.append((rank[game.variant], k, game))
+    return [game for _, _, game in sorted(keyed, key=lambda t: (t[0], t[1]))]
+
+
 def run_chain(
     games: Sequence[PlayedGame],
     measure: Measure,
@@ -56,14 +67,14 @@ def run_chain(
     seed: int,
     emit: Callable[[dict[str, Any]], None],
 ) -> None:
-    """Every game, cut to ``plies``, under every condition; then, under the first
-    condition, the first ``injections_per_variant`` games of each variant with each
-    irregularity injected (the game cut where it is, within twice ``plies``)."""
+    """Every game, cut to ``plies``, under every condition; the first
+    ``injections_per_variant`` games of each variant also with each irregularity
+    injected (under the first condition, the game cut where it is, within twice
+    ``plies``). Games run round-robin over the variants."""
     injected: dict[str, int] = {}
-    for number, game in enumerate(games):
+    for number, game in enumerate(interleaved(games)):
         for name in conditions:
             emit(measure(game.truncated(plies), CONDITIONS[name], seed + number, None))
-    for number, game in enumerate(games):
         if injected.get(game.variant, 0) >= injections_per_variant:
             continue
         injected[game.variant] = injected.get(game.variant, 0) + 1
@@ -84,9 +95,9 @@ def markdown(summary: Summary, lines: Sequence[dict[str, Any]], note: str) -> st
     ).stdout.strip()
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     out = [
-        "# End to end: the recorded game against the game played",
+        "## Last run",
         "",
-        f"Run `python -m bench.e2e` on {when}, commit `{commit or 'unknown'}`. {note}",
+        f"`python -m bench.e2e` on {when}, commit `{commit or 'unknown'}`. {note}",
         "",
     ]
     for chain, title in (
@@ -96,7 +107,7 @@ def markdown(summary: Summary, lines: Sequence[dict[str, Any]], note: str) -> st
         rows = [g for g in summary.games if g["chain"] == chain]
         if not rows:
             continue
-        out += [f"## {title}", ""]
+        out += [f"### {title}", ""]
         out += _table(
             (
                 "variant", "condition", "games", "exact", "move accuracy",
@@ -116,7 +127,7 @@ def markdown(summary: Summary, lines: Sequence[dict[str, Any]], note: str) -> st
         out.append("")
     out += stage_section(lines)
     if summary.injections:
-        out += ["## Injected irregularities (flagged at the right ply counts as detected)", ""]
+        out += ["### Injected irregularities (flagged at the right ply counts as detected)", ""]
         out += _table(
             ("chain", "kind", "condition", "injected", "detected", "rate", "false alarms",
              "variants", "missed"),
@@ -153,7 +164,7 @@ def stage_section(lines: Sequence[dict[str, Any]]) -> list[str]:
                 sum(g.get("misread_square_frames", 0) for g in lost),
             )
         )
-    out = ["## Which stage loses a rendered game (substitution on the same frames)", ""]
+    out = ["### Which stage loses a rendered game (substitution on the same frames)", ""]
     out += _table(
         ("condition", "games", "exact as recorded", *STAGES, "misread square-frames"), rows
     )
@@ -171,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rendered-injections-per-variant", type=int, default=1)
     parser.add_argument("--reader", choices=READERS, default="wiring")
     parser.add_argument("--conditions", default="default,hard")
+    parser.add_argument("--variants", default="", help="comma-separated (default: all ten)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", type=Path, help="keep the videos of lost games here")
     parser.add_argument("--doc", type=Path, help="write the markdown tables here")
@@ -184,7 +196,11 @@ def main(argv: list[str] | None = None) -> int:
     if set(chains) - {CHAIN_RENDERED, CHAIN_TRUTH}:
         parser.error(f"unknown chain in {chains}; known: {CHAIN_RENDERED}, {CHAIN_TRUTH}")
     data = args.data if args.data.is_dir() else None
+    variants = {v for v in args.variants.split(",") if v}
     lines: list[dict[str, Any]] = []
+
+    def chosen(games: list[PlayedGame]) -> list[PlayedGame]:
+        return [g for g in games if not variants or g.variant in variants]
 
     def emit(line: dict[str, Any]) -> None:
         lines.append(line)
@@ -198,8 +214,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         emit({"data": str(data), "reader": args.reader, "conditions": conditions})
         if CHAIN_RENDERED in chains:
-            games = select_games(
-                data, per_variant=args.rendered_games_per_variant, plies=2 * args.rendered_plies
+            games = chosen(
+                select_games(
+                    data, per_variant=args.rendered_games_per_variant, plies=2 * args.rendered_plies
+                )
             )
 
             def rendered(
@@ -217,7 +235,9 @@ def main(argv: list[str] | None = None) -> int:
                 emit=emit,
             )
         if CHAIN_TRUTH in chains:
-            games = select_games(data, per_variant=args.games_per_variant, plies=2 * args.plies)
+            games = chosen(
+                select_games(data, per_variant=args.games_per_variant, plies=2 * args.plies)
+            )
             run_chain(
                 games,
                 lambda g, c, s, i: measure_game(g, c, s, i, chain=CHAIN_TRUTH),
@@ -236,8 +256,25 @@ def main(argv: list[str] | None = None) -> int:
             if not args.from_lines
             else f"Tables rebuilt from `{args.from_lines.name}`."
         )
-        args.doc.write_text(markdown(summary, lines, note), encoding="utf-8")
+        write_doc(args.doc, markdown(summary, lines, note))
     return 0
+
+
+BEGIN = "<!-- bench.e2e tables: generated, a rerun replaces them -->"
+END = "<!-- end of bench.e2e tables -->"
+
+
+def write_doc(path: Path, tables: str) -> None:
+    """Put the tables between the markers of an existing doc (the findings written by
+    hand around them stay), or write a new doc of the tables alone."""
+    block = f"{BEGIN}\n{tables}{END}\n"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1].lstrip("\n")
+        path.write_text(f"{head}{block}\n{tail}", encoding="utf-8")
+    else:
+        path.write_text(block, encoding="utf-8")
 
 
 if __name__ == "__main__":
