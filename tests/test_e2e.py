@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.e2e import BEGIN, END, interleaved, write_doc
 from bench.e2e_chain import RecordedVideo, misreads, record_video, stage_ladder, truth_located
 from bench.e2e_games import PlayedGame, generated_game, real_games, select_games
 from bench.e2e_measure import injection_points, measure_game, measure_rendered
@@ -190,3 +191,21 @@ def test_selection_covers_ten_variants_without_shared_data() -> None:
     games = select_games(None, per_variant=1, plies=12)
     assert len({g.variant for g in games}) == 10
     assert all(isinstance(g, PlayedGame) and 0 < len(g.moves) <= 12 for g in games)
+
+
+def test_games_run_round_robin_over_the_variants() -> None:
+    games = select_games(None, per_variant=2, plies=4)
+    order = [g.variant for g in interleaved(games)]
+    assert len(set(order[:10])) == 10 and order[:10] == order[10:]
+
+
+def test_doc_tables_are_replaced_between_the_markers(tmp_path: Path) -> None:
+    doc = tmp_path / "e2e.md"
+    doc.write_text(f"# Title\n\nfindings by hand\n\n{BEGIN}\nold table\n{END}\n\nafter\n")
+    write_doc(doc, "new table\n")
+    text = doc.read_text()
+    assert "findings by hand" in text and "after" in text
+    assert "new table" in text and "old table" not in text
+    fresh = tmp_path / "new.md"
+    write_doc(fresh, "only tables\n")
+    assert fresh.read_text() == f"{BEGIN}\nonly tables\n{END}\n"
