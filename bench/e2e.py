@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import subprocess
 import sys
 import time
@@ -40,6 +41,8 @@ from bench.e2e_measure import (
     summarise,
 )
 from bench.e2e_script import CONDITIONS, Condition, Injection
+
+log = logging.getLogger(__name__)
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -72,14 +75,23 @@ def run_chain(
     injected (under the first condition, the game cut where it is, within twice
     ``plies``). Games run round-robin over the variants."""
     injected: dict[str, int] = {}
+
+    def one(game: PlayedGame, condition: str, number: int, injection: Injection | None) -> None:
+        try:
+            emit(measure(game, CONDITIONS[condition], seed + number, injection))
+        except Exception as exc:  # one broken game must not end the run; it is reported
+            log.exception("%s %s failed", game.variant, game.source)
+            emit({"failed": f"{type(exc).__name__}: {exc}", "game": game.source,
+                  "variant": game.variant, "condition": condition})  # fmt: skip
+
     for number, game in enumerate(interleaved(games)):
         for name in conditions:
-            emit(measure(game.truncated(plies), CONDITIONS[name], seed + number, None))
+            one(game.truncated(plies), name, number, None)
         if injected.get(game.variant, 0) >= injections_per_variant:
             continue
         injected[game.variant] = injected.get(game.variant, 0) + 1
         for cut, injection in injection_points(game.truncated(2 * plies)):
-            emit(measure(cut, CONDITIONS[conditions[0]], seed + number, injection))
+            one(cut, conditions[0], number, injection)
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
@@ -126,6 +138,11 @@ def markdown(summary: Summary, lines: Sequence[dict[str, Any]], note: str) -> st
         )  # fmt: skip
         out.append("")
     out += stage_section(lines)
+    failed = [g for g in lines if "failed" in g]
+    if failed:
+        out += ["### Runs that failed (harness or chain raised)", ""]
+        out += [f"- {g['variant']} {g['game']} ({g['condition']}): {g['failed']}" for g in failed]
+        out.append("")
     if summary.injections:
         out += ["### Injected irregularities (flagged at the right ply counts as detected)", ""]
         out += _table(
@@ -209,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.from_lines:
         for text in args.from_lines.read_text().splitlines():
             line = json.loads(text)
-            if "summary" not in line and "plies" in line:
+            if "summary" not in line and ("plies" in line or "failed" in line):
                 lines.append(line)
     else:
         emit({"data": str(data), "reader": args.reader, "conditions": conditions})
