@@ -3,7 +3,10 @@
 A square is occluded where its rectified pixels differ from the last *stable* board image
 and that difference is skin-coloured or still moving. A settled difference that is
 neither is a piece that was moved, which the classifier must see, not a hand. The stable
-image is refreshed once the whole board has been still for a few frames.
+image is refreshed once the whole board has been still for a few frames and what differs
+is piece-sized (a moved man may well be skin-coloured: cream, red or wooden sets); a
+large or edge-reaching difference is an arm and waits. Differences are taken against the
+3x3 neighbourhood, so the sway of a camera by a pixel is not motion.
 """
 
 from __future__ import annotations
@@ -17,22 +20,24 @@ import numpy.typing as npt
 from vision.locate import Image
 
 FloatGrid = npt.NDArray[np.float64]
+FloatImage = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True, slots=True)
 class OcclusionSettings:
-    """Thresholds: ``change`` in grey levels (0..255), ``still_frames`` before a board
-    image becomes the stable reference, ``cell_px`` the side of a cell in the rectified
-    board image given to :meth:`OcclusionGate.update`."""
+    """Thresholds: ``change`` in levels (0..255) of any colour channel, ``still_frames``
+    before a board image becomes the stable reference, ``cell_px`` the side of a cell in
+    the rectified board image given to :meth:`OcclusionGate.update`. A changed region larger than
+    ``hand_cells`` cells, or reaching the board's edge (an arm comes from outside), is a
+    hand and keeps the stable image from refreshing, unless the board has been still for
+    ``stale_frames`` (a reference taken with a hand in it must not hold forever)."""
 
     change: float = 25.0
     still_frames: int = 3
     still_motion: float = 0.005
     cell_px: int = 16
-    refresh_hidden: float = 0.02
-    """A board still for ``still_frames`` with less than this share hidden becomes the
-    stable image: a moved cream or wooden piece is skin-coloured, and its few pixels
-    must not pin an old stable image for the rest of the game (a hand hides far more)."""
+    hand_cells: float = 1.5
+    stale_frames: int = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,18 +60,16 @@ def skin_mask(bgr: Image) -> npt.NDArray[np.bool_]:
     return np.asarray((cr >= 135) & (cr <= 180) & (cb >= 85) & (cb <= 135), np.bool_)
 
 
-_NEIGHBOURS = np.ones((3, 3), np.uint8)
-
-
-def _beyond(
-    gray: npt.NDArray[np.float32], reference: npt.NDArray[np.float32], change: float
-) -> npt.NDArray[np.bool_]:
-    """Pixels more than ``change`` away from every value ``reference`` takes within one
-    pixel of them: a board that shifted by under a pixel (a camera that sways a little,
-    which the tracker rightly ignores) is neither motion nor a hand."""
-    high = cv2.dilate(reference, _NEIGHBOURS)
-    low = cv2.erode(reference, _NEIGHBOURS)
-    return np.asarray((gray > high + change) | (gray < low - change), np.bool_)
+def _changed(image: FloatImage, reference: FloatImage, threshold: float) -> npt.NDArray[np.bool_]:
+    """Pixels outside the range of their 3x3 neighbourhood in ``reference`` by more than
+    ``threshold`` in any colour channel: a change, where a board shifted by a pixel
+    (camera sway, a tracked fit kept exactly) changes nothing at the edges of squares and
+    pieces. Per channel, because a hand can be as light as a wooden board in grey."""
+    kernel = np.ones((3, 3), np.uint8)
+    high = cv2.dilate(reference, kernel)
+    low = cv2.erode(reference, kernel)
+    outside = (image > high + threshold) | (image < low - threshold)
+    return np.asarray(outside.any(axis=2) if outside.ndim == 3 else outside, np.bool_)
 
 
 @dataclass
@@ -82,22 +85,61 @@ class OcclusionGate:
     def update(self, board_bgr: Image) -> Gate:
         """Gate one rectified board image (N*cell_px square, BGR)."""
         s = self.settings
-        gray = np.asarray(cv2.cvtColor(board_bgr, cv2.COLOR_BGR2GRAY), np.float32)
-        previous = self._previous if self._previous is not None else gray
-        moving = _beyond(gray, previous, s.change)
-        stable = self._stable if self._stable is not None else gray
-        changed = _beyond(gray, stable, s.change)
-        # Where the frame shows the stable board again (a hand has just left) nothing
-        # is moving: the board is back, and the frame is good evidence at once.
+        colour = np.asarray(cv2.GaussianBlur(board_bgr, (3, 3), 0), np.float32)
+        previous = self._previous if self._previous is not None else colour
+        moving = _changed(colour, previous, s.change)
+        stable = self._stable if self._stable is not None else colour
+        changed = _changed(colour, stable, s.change)
+        # Where the frame shows the stable board again (a hand has just left) nothing is
+        # moving: the frame after the hand is good evidence at once (200 ms latency).
         motion = float((moving & changed).mean())
-        hidden = changed & (moving | skin_mask(board_bgr))
-        cells = self._per_cell(hidden)
-        self._previous = gray
+        # Skin or moving; or part of a large change however coloured (a sleeve, a glove,
+        # dark skin the colour box misses, an arm held still).
+        hidden = changed & (moving | skin_mask(board_bgr)) | self._hand_regions(changed)
+        cells = self._per_cell(self._around_hands(hidden))
+        self._previous = colour
         self._still_count = self._still_count + 1 if motion < s.still_motion else 0
-        settled = self._still_count >= s.still_frames and hidden.mean() < s.refresh_hidden
-        if self._stable is None or settled:
-            self._stable = gray
+        if (
+            self._stable is None
+            or (self._still_count >= s.still_frames and not self._hand_regions(hidden).any())
+            or self._still_count >= s.stale_frames
+        ):
+            self._stable = colour
         return Gate(cells=cells, occlusion=float(hidden.mean()), motion=motion)
+
+    def _around_hands(self, hidden: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """``hidden`` with its hands closed and grown by a quarter square: where a hand's
+        colour matches the board's, its pixels do not change, and the edge of a hand a
+        few pixels off a square still hides part of a piece's side."""
+        hands = self._hand_regions(hidden)
+        if not hands.any():
+            return hidden
+        reach = max(3, self.settings.cell_px // 2) | 1
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
+        grown = cv2.dilate(hands.astype(np.uint8), kernel)
+        return np.asarray(hidden | (grown > 0), np.bool_)
+
+    def _hand_regions(self, mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """The parts of ``mask`` that are a hand rather than a piece put down: connected
+        regions larger than ``hand_cells`` cells, or a quarter of that reaching over more
+        than a cell of the board's edge."""
+        if not mask.any():
+            return mask
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(
+            mask.astype(np.uint8), connectivity=8
+        )
+        side = mask.shape[0]
+        limit = self.settings.hand_cells * self.settings.cell_px**2
+        x, y, w, h, area = (np.asarray(stats)[:, k] for k in range(5))
+        cell = self.settings.cell_px
+        # An arm crosses the board's edge over more than a cell; a man put down on an edge
+        # square (its top leaning out under a tilted camera) touches it over less, and
+        # the outermost pixels flicker as the edge shifts by a fraction of a pixel.
+        across_top_or_bottom = ((y == 0) | (y + h >= side)) & (w > cell)
+        across_a_side = ((x == 0) | (x + w >= side)) & (h > cell)
+        hand = (area > limit) | ((across_top_or_bottom | across_a_side) & (area > limit / 4))
+        hand[0] = False  # the background label
+        return np.asarray(hand[np.asarray(labels)], np.bool_)
 
     def _per_cell(self, mask: npt.NDArray[np.bool_]) -> FloatGrid:
         n, px = self.size, self.settings.cell_px
