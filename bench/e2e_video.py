@@ -84,13 +84,33 @@ def style_for(variant: Variant, condition: Condition, seed: int) -> Style:
     tilt = rng.uniform(0.0, condition.max_tilt_degrees)
     if condition.name == "hard":
         tilt = condition.max_tilt_degrees
-    return dataclasses.replace(
+    style = dataclasses.replace(
         style,
         markers=True,
         border_mm=max(style.border_mm, MIN_BORDER_MM + 3.0),
         tilt_deg=tilt,
         exposure=style.exposure * condition.light,
     )
+    if renderer_glare():  # the condition decides the glare, not the random style
+        try:
+            return _with_glare(style, GLARE_KNOB * condition.glare)
+        except ValueError:  # a style whose lamp cannot make glare: the overlay draws it
+            return _with_glare(style, 0.0)
+    return style
+
+
+def _with_glare(style: Style, glare: float) -> Style:
+    changes: dict[str, Any] = {"glare": glare}  # a field of newer synth Styles only
+    return dataclasses.replace(style, **changes)
+
+
+GLARE_KNOB = 2.0
+"""synth's ``Style.glare`` (0..2, lamp power) per unit of the condition's glare."""
+
+
+def renderer_glare() -> bool:
+    """Whether synth's renderer draws glare itself (a lamp), else :class:`Glare` does."""
+    return "glare" in {f.name for f in dataclasses.fields(Style)}
 
 
 def timing_for(condition: Condition) -> Timing:
@@ -262,7 +282,7 @@ def render_video(
     began, cpu = time.perf_counter(), time.process_time()
     try:
         for image, facts in drawn:
-            if not frames and condition.glare > 0:
+            if not frames and condition.glare > 0 and not getattr(style, "glare", 0.0):
                 corners = _corner_pixels(facts, variant)
                 glare = Glare.over_board(corners, condition.glare, seed)
             writer.write(glare.apply(image) if glare is not None else image)
