@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import shutil
 import statistics
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bench.e2e_games import PlayedGame
 from bench.e2e_run import (
+    ChainRun,
     first_difference,
     lost_stage,
     official_moves,
@@ -23,7 +27,8 @@ from rules import find_variant
 CHAIN_TRUTH = "truth-readings"
 """Frames read from the script's truth: no renderer, no vision (settling and inference only)."""
 CHAIN_RENDERED = "rendered"
-"""Frames drawn by synth's renderer and read by vision (:mod:`bench.e2e_render`)."""
+"""Frames drawn by synth's renderer into a video, recorded as ``damcam record`` does
+(:mod:`bench.e2e_video`, :mod:`bench.e2e_chain`)."""
 
 
 def measure_game(
@@ -33,34 +38,108 @@ def measure_game(
     injection: Injection | None = None,
     *,
     chain: str = CHAIN_TRUTH,
+    reader: str = "wiring",
 ) -> dict[str, Any]:
     """Play ``game`` through the chain; one JSON-able line of what came out."""
+    if chain == CHAIN_RENDERED:
+        return measure_rendered(game, condition, seed, injection, reader=reader)
+    if chain != CHAIN_TRUTH:
+        raise ValueError(f"unknown chain {chain!r} (expected {CHAIN_TRUTH} or {CHAIN_RENDERED})")
     variant = find_variant(game.variant)
     script = play_script(game.start, game.moves, condition, seed=seed, injection=injection)
-    camera: dict[str, Any] = {}
-    if chain == CHAIN_TRUTH:
-        observations = [truth_observation(f, variant) for f in script.frames]
-    else:
-        from bench.e2e_render import read_rendered  # needs OpenGL (EGL)
-
-        rendered = read_rendered(script.frames, variant, condition, seed)
-        observations = rendered.observations
-        n = len(observations)
-        camera = {
-            "render_fps": round(n / rendered.render_seconds, 1),
-            "vision_fps": round(n / rendered.vision_seconds, 1),
-        }
-        if rendered.calibration_error:
-            camera["calibration_error"] = rendered.calibration_error
+    observations = [truth_observation(f, variant) for f in script.frames]
     run = record_observations(game.variant, observations)
+    line = compare(game, condition, chain, run, script.hand_left, injection)
+    if not line["exact"] and injection is None:
+        played, recorded = official_moves(game), scoresheet_moves(run.pdn, variant)
+        line["lost_stage"] = lost_stage(script, observations, played, recorded)
+    return line
+
+
+def measure_rendered(
+    game: PlayedGame,
+    condition: Condition,
+    seed: int,
+    injection: Injection | None = None,
+    *,
+    reader: str = "wiring",
+    keep: Path | None = None,
+) -> dict[str, Any]:
+    """Render ``game`` into an H.264 video, record it as ``damcam record`` does, compare;
+    a clean game that comes out wrong gets its stage ladder (:mod:`bench.e2e_chain`).
+    ``keep``: copy the video there when the game is lost (to look at the frames)."""
+    from bench.e2e_chain import record_video, stage_ladder  # needs OpenGL (EGL)
+    from bench.e2e_video import render_video
+
+    variant = find_variant(game.variant)
+    with tempfile.TemporaryDirectory(prefix="damcam-e2e-video-") as tmp:
+        video = render_video(game, condition, seed, Path(tmp), injection)
+        recorded = record_video(video.path, game.variant, reader)
+        vision = recorded.vision_seconds
+        run = recorded.run
+        extra = {
+            ply: vision.get(round(t * condition.fps), 0.0) for ply, (t, _) in run.move_times.items()
+        }
+        line = compare(game, condition, CHAIN_RENDERED, run, video.hand_left, injection, extra)
+        n = len(video.frames)
+        line.update(
+            reader=reader,
+            codec=video.codec,
+            tilt_deg=round(video.style.tilt_deg, 1),
+            style=f"{video.style.board}/{video.style.pieces}",
+            calibrated_at_frame=recorded.calibrated_at,
+            render_fps=round(n / video.render_seconds, 1),
+            vision_fps=round(n / sum(vision.values()), 1) if vision else None,
+            vision_cpu_fps=round(n / recorded.vision_cpu_seconds, 1)
+            if recorded.vision_cpu_seconds
+            else None,
+            cpu_fps=round(run.frames / recorded.cpu_seconds, 1) if recorded.cpu_seconds else None,
+        )
+        if not line["exact"] and injection is None:
+
+            def exact(other: ChainRun) -> bool:
+                return (
+                    first_difference(official_moves(game), scoresheet_moves(other.pdn, variant))
+                    is None
+                )
+
+            ladder = stage_ladder(video, recorded, variant, reader, exact)
+            line["lost_stage"] = ladder.stage
+            line["ladder"] = ladder.exact
+            line["misread_square_frames"] = ladder.misread_count
+            line["misreads"] = ladder.misreads
+            if keep is not None:
+                keep.mkdir(parents=True, exist_ok=True)
+                name = f"{game.variant}-{condition.name}-{game.source.replace('#', '-')}.mp4"
+                shutil.copy(video.path, keep / name.replace(" ", "_"))
+                line["video"] = str(keep / name.replace(" ", "_"))
+    return line
+
+
+def compare(
+    game: PlayedGame,
+    condition: Condition,
+    chain: str,
+    run: ChainRun,
+    hand_left: dict[int, float],
+    injection: Injection | None,
+    extra_seconds: dict[int, float] | None = None,
+) -> dict[str, Any]:
+    """The line for one game: the scoresheet against the moves played, flags, latency
+    (from the hand leaving to the move recorded: frame time plus the processing of the
+    frame that completed the move)."""
+    variant = find_variant(game.variant)
     played = official_moves(game)
     recorded = scoresheet_moves(run.pdn, variant)
     wrong = first_difference(played, recorded)
     right = sum(1 for a, b in zip(played, recorded, strict=False) if a == b)
-    latencies = [
-        1000.0 * (frame_time - script.hand_left[ply] + spent)
+    extra = extra_seconds or {}
+    latencies = [  # of the moves recorded right
+        1000.0 * (frame_time - hand_left[ply] + spent + extra.get(ply, 0.0))
         for ply, (frame_time, spent) in sorted(run.move_times.items())
-        if ply in script.hand_left
+        if ply in hand_left
+        and ply <= min(len(played), len(recorded))
+        and played[ply - 1] == recorded[ply - 1]
     ]
     line: dict[str, Any] = {
         "game": game.source,
@@ -77,15 +156,12 @@ def measure_game(
         "frames": run.frames,
         "fps": round(run.frames / run.wall_seconds, 1) if run.wall_seconds else None,
         "errors": run.errors,
-        **camera,
     }
     if injection is not None:
         line["injected"] = {"kind": injection.kind, "ply": injection.ply}
         hits = [f for f in run.record.flags if (f.kind, f.ply) == (injection.kind, injection.ply)]
         line["detected"] = bool(hits)
         line["false_alarms"] = len(run.record.flags) - len(hits)
-    elif wrong is not None:
-        line["lost_stage"] = lost_stage(script, observations, played, recorded)
     return line
 
 
@@ -132,10 +208,47 @@ def _p95(values: Sequence[float]) -> float | None:
 
 @dataclass(frozen=True, slots=True)
 class Summary:
-    """The per-variant-and-condition and per-irregularity figures."""
+    """Clean games per chain, variant and condition (variant ``all``: the condition's
+    total), and injected irregularities per chain, kind and condition."""
 
     games: list[dict[str, Any]]
     injections: list[dict[str, Any]]
+
+
+def _rate(group: Sequence[dict[str, Any]], key: str) -> float | None:
+    """Frames per second over a group: all its frames over the time they took."""
+    timed = [g for g in group if g.get(key)]
+    if not timed:
+        return None
+    frames = sum(int(g["frames"]) for g in timed)
+    return round(frames / sum(float(g["frames"]) / float(g[key]) for g in timed), 1)
+
+
+def _games_summary(key: tuple[str, str, str], group: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    chain, variant, condition = key
+    latencies = [x for g in group for x in g["latencies_ms"]]
+    plies = sum(g["plies"] for g in group)
+    stages: dict[str, int] = defaultdict(int)
+    for g in group:
+        if "lost_stage" in g:
+            stages[g["lost_stage"]] += 1
+    return {
+        "summary": "games",
+        "chain": chain,
+        "variant": variant,
+        "condition": condition,
+        "games": len(group),
+        "exact": sum(g["exact"] for g in group),
+        "move_accuracy": round(sum(g["moves_right"] for g in group) / plies, 4) if plies else None,
+        "clean_flags": sum(len(g["flags"]) for g in group),
+        "games_flagged": sum(1 for g in group if g["flags"]),
+        "latency_ms_median": _median(latencies),
+        "latency_ms_p95": _p95(latencies),
+        "fps": _rate(group, "fps"),
+        "cpu_fps": _rate(group, "cpu_fps"),
+        "vision_cpu_fps": _rate(group, "vision_cpu_fps"),
+        "lost_stages": dict(sorted(stages.items())),
+    }
 
 
 def summarise(lines: Sequence[dict[str, Any]]) -> Summary:
@@ -144,53 +257,35 @@ def summarise(lines: Sequence[dict[str, Any]]) -> Summary:
     for line in lines:
         if "injected" in line:
             injected[(line["chain"], line["injected"]["kind"], line["condition"])].append(line)
-        else:
+        elif "plies" in line:
             clean[(line["chain"], line["variant"], line["condition"])].append(line)
-    games = []
-    for (_, variant, condition), group in sorted(
-        clean.items(), key=lambda kv: (kv[0][0] != CHAIN_TRUTH, kv[0])
-    ):
-        latencies = [x for g in group for x in g["latencies_ms"]]
-        plies = sum(g["plies"] for g in group)
-        stages: dict[str, int] = defaultdict(int)
-        for g in group:
-            if "lost_stage" in g:
-                stages[g["lost_stage"]] += 1
-        games.append(
-            {
-                "summary": "games",
-                "variant": variant,
-                "condition": condition,
-                "chain": group[0]["chain"],
-                "games": len(group),
-                "exact": sum(g["exact"] for g in group),
-                "move_accuracy": round(sum(g["moves_right"] for g in group) / plies, 4)
-                if plies
-                else None,
-                "clean_flags": sum(len(g["flags"]) for g in group),
-                "latency_ms_median": _median(latencies),
-                "latency_ms_p95": _p95(latencies),
-                "fps": round(
-                    sum(g["frames"] for g in group)
-                    / sum(g["frames"] / g["fps"] for g in group if g["fps"]),
-                    1,
-                ),
-                "lost_stages": dict(stages),
-                "vision_fps": _median([g["vision_fps"] for g in group if "vision_fps" in g]),
-            }
+            clean[(line["chain"], "all", line["condition"])].append(line)
+    order = {CHAIN_RENDERED: 0, CHAIN_TRUTH: 1}
+    games = [
+        _games_summary(key, group)
+        for key, group in sorted(
+            clean.items(), key=lambda kv: (order.get(kv[0][0], 2), kv[0][1] == "all", kv[0])
         )
+    ]
     injections = []
-    for (_, kind, condition), group in sorted(injected.items()):
+    for (chain, kind, condition), group in sorted(
+        injected.items(), key=lambda kv: (order.get(kv[0][0], 2), kv[0])
+    ):
         injections.append(
             {
                 "summary": "irregularities",
+                "chain": chain,
                 "kind": kind,
                 "condition": condition,
-                "chain": group[0]["chain"],
                 "injected": len(group),
                 "detected": sum(g["detected"] for g in group),
                 "detection_rate": round(sum(g["detected"] for g in group) / len(group), 4),
                 "false_alarms": sum(g["false_alarms"] for g in group),
+                "missed": [
+                    f"{g['variant']} {g['game']} ply {g['injected']['ply']}: flags {g['flags']}"
+                    for g in group
+                    if not g["detected"]
+                ],
                 "variants": sorted({g["variant"] for g in group}),
             }
         )

@@ -1,23 +1,30 @@
 """The whole recording chain on a few short games: the recorded game is the game played.
 
 The small version of ``python -m bench.e2e``. Each game goes through ``damcam record``'s
-pipeline (live pipeline, recorder, SQLite journal, PDN scoresheet, read back). The frames
-are read from the render truth, and, where this build has synth's renderer and vision,
-also drawn and read by them.
+pipeline (live pipeline, recorder, SQLite journal, PDN scoresheet, read back): a short
+game rendered by synth into a video and read by the wiring's vision, an irregularity
+rendered as a real action, the stage ladder's substitutions; and games whose boards are
+read from the truth (settling and inference on longer games).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-from bench.e2e import vision_status
+from bench.e2e import BEGIN, END, interleaved, write_doc
+from bench.e2e_chain import RecordedVideo, misreads, record_video, stage_ladder, truth_located
 from bench.e2e_games import PlayedGame, generated_game, real_games, select_games
-from bench.e2e_measure import injection_points, measure_game
+from bench.e2e_measure import injection_points, measure_game, measure_rendered
+from bench.e2e_run import ChainRun, official_moves, record_observations
 from bench.e2e_script import CONDITIONS, board_of, move_steps, play_script
+from bench.e2e_video import FrameFacts, Glare, RenderedVideo, hand_left_times, render_video
 from rules import Position, find_variant
+from rules.observation import Top
 
 
 def _exact(line: dict[str, Any]) -> None:
@@ -43,26 +50,100 @@ def test_real_game_recorded_exactly(shared_data: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def rendered_line() -> dict[str, Any]:
-    """One short game drawn by the renderer and read by vision (skips only when this
-    build lacks them)."""
-    why = vision_status()
-    if why:
-        pytest.skip(why)
-    return measure_game(generated_game("russian", 4, 0), CONDITIONS["default"], 0, chain="rendered")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[RenderedVideo, RecordedVideo]:
+    """A short russian game rendered by synth into an H.264 video and recorded by
+    ``damcam record``'s chain (the wiring's vision and classifier)."""
+    game = generated_game("russian", 6, 0)
+    video = render_video(game, CONDITIONS["default"], 0, tmp_path_factory.mktemp("e2e"))
+    return video, record_video(video.path, "russian")
 
 
-def test_rendered_chain_records_only_moves_played(rendered_line: dict[str, Any]) -> None:
-    line = rendered_line
-    assert line["chain"] == "rendered"
-    assert line["errors"] == 0, line
-    # Whatever vision misses, no move that was not played gets onto the scoresheet.
-    assert line["first_wrong_ply"] is None or line["first_wrong_ply"] > line["moves_right"]
-    assert line["vision_fps"] > 0
+def test_rendered_game_recorded_exactly_through_damcam_record(
+    rendered: tuple[RenderedVideo, RecordedVideo],
+) -> None:
+    video, recorded = rendered
+    game = generated_game("russian", 6, 0)
+    assert video.codec in ("h264", "mp4v")
+    assert any(f.hand for f in video.frames) and sorted(video.hand_left) == list(range(1, 7))
+    assert recorded.calibrated_at == 0  # the start position calibrates the table
+    assert recorded.run.errors == 0
+    assert recorded.run.frames == len(video.frames)
+    assert [p.notation for p in recorded.run.record.plies] == official_moves(game)
+    assert recorded.run.record.flags == []
 
 
-def test_rendered_game_recorded_exactly(rendered_line: dict[str, Any]) -> None:
-    _exact(rendered_line)
+def test_truth_location_reproduces_the_recorded_game(
+    rendered: tuple[RenderedVideo, RecordedVideo],
+) -> None:
+    """The ladder's first substitution (the true board location, the same classifier)
+    records the same game: the truth location lines up with vision's squares."""
+    video, recorded = rendered
+    variant = find_variant("russian")
+    located = truth_located(video.path, video.frames, variant, recorded.classifier, "wiring")
+    assert len(located) == len(video.frames)
+    _, count = misreads(located, video.frames, variant)
+    assert count == 0
+    run = record_observations("russian", located)
+    assert run.record.notations() == official_moves(generated_game("russian", 6, 0))
+
+
+class _ReadsEmpty:
+    """A classifier that sees no piece anywhere."""
+
+    def predict(self, crops: np.ndarray) -> np.ndarray:
+        out = np.full((len(crops), len(Top)), 0.01)
+        out[:, Top.EMPTY] = 0.96
+        return out
+
+
+def test_stage_ladder_blames_the_classifier_that_reads_wrong(
+    rendered: tuple[RenderedVideo, RecordedVideo],
+) -> None:
+    video, recorded = rendered
+    game = generated_game("russian", 6, 0)
+    variant = find_variant("russian")
+
+    def exact(run: ChainRun) -> bool:
+        return run.record.notations() == official_moves(game)
+
+    blind = dataclasses.replace(recorded, classifier=_ReadsEmpty())
+    ladder = stage_ladder(video, blind, variant, "wiring", exact)
+    assert ladder.stage == "classification"
+    assert ladder.exact == {"localisation": False, "classification": True}
+    assert ladder.misread_count > 0 and ladder.misreads[0]["read"] == "EMPTY"
+
+
+def test_rendered_captured_piece_left_is_flagged_at_its_ply() -> None:
+    """A capture whose last captured piece stays on the board, drawn frame by frame and
+    recorded from the video: flagged at that ply, nothing else flagged."""
+    game = generated_game("czech", 16, 0)
+    cut, injection = next(
+        (g, i) for g, i in injection_points(game) if i.kind == "captured_piece_left"
+    )
+    line = measure_rendered(cut, CONDITIONS["default"], 0, injection)
+    assert line["chain"] == "rendered" and line["errors"] == 0
+    assert line["detected"], line
+    assert line["false_alarms"] == 0, line
+
+
+def test_hand_left_is_the_first_hand_free_frame_after_the_ply() -> None:
+    def frame(i: int, hand: bool, done: int) -> FrameFacts:
+        return FrameFacts(i, i / 10, hand, done, (), (), ())
+
+    frames = [frame(0, False, 0), frame(1, True, 0), frame(2, True, 1), frame(3, False, 1)]
+    frames += [frame(4, False, 1), frame(5, True, 1), frame(6, False, 2)]
+    assert hand_left_times(frames) == {1: 0.3, 2: 0.6}
+
+
+def test_glare_brightens_a_spot_on_the_board_only() -> None:
+    glare = Glare.over_board([[100, 100], [300, 100], [300, 300], [100, 300]], 0.6, 1)
+    assert glare is not None
+    image = np.full((400, 400, 3), 60, np.uint8)
+    lit = glare.apply(image)
+    cx, cy = (round(v) for v in glare.centre)
+    assert 100 <= cx <= 300 and 100 <= cy <= 300
+    assert lit[cy, cx, 0] > 180 and lit[0, 399, 0] == 60
+    assert Glare.over_board([[0, 0]] * 4, 0.0, 1) is None
 
 
 def test_captured_piece_left_is_flagged_at_its_ply() -> None:
@@ -110,3 +191,21 @@ def test_selection_covers_ten_variants_without_shared_data() -> None:
     games = select_games(None, per_variant=1, plies=12)
     assert len({g.variant for g in games}) == 10
     assert all(isinstance(g, PlayedGame) and 0 < len(g.moves) <= 12 for g in games)
+
+
+def test_games_run_round_robin_over_the_variants() -> None:
+    games = select_games(None, per_variant=2, plies=4)
+    order = [g.variant for g in interleaved(games)]
+    assert len(set(order[:10])) == 10 and order[:10] == order[10:]
+
+
+def test_doc_tables_are_replaced_between_the_markers(tmp_path: Path) -> None:
+    doc = tmp_path / "e2e.md"
+    doc.write_text(f"# Title\n\nfindings by hand\n\n{BEGIN}\nold table\n{END}\n\nafter\n")
+    write_doc(doc, "new table\n")
+    text = doc.read_text()
+    assert "findings by hand" in text and "after" in text
+    assert "new table" in text and "old table" not in text
+    fresh = tmp_path / "new.md"
+    write_doc(fresh, "only tables\n")
+    assert fresh.read_text() == f"{BEGIN}\nonly tables\n{END}\n"

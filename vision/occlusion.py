@@ -88,9 +88,11 @@ class OcclusionGate:
         colour = np.asarray(cv2.GaussianBlur(board_bgr, (3, 3), 0), np.float32)
         previous = self._previous if self._previous is not None else colour
         moving = _changed(colour, previous, s.change)
-        motion = float(moving.mean())
         stable = self._stable if self._stable is not None else colour
         changed = _changed(colour, stable, s.change)
+        # Where the frame shows the stable board again (a hand has just left) nothing is
+        # moving: the frame after the hand is good evidence at once (200 ms latency).
+        motion = float((moving & changed).mean())
         # Skin or moving; or part of a large change however coloured (a sleeve, a glove,
         # dark skin the colour box misses, an arm held still).
         hidden = changed & (moving | skin_mask(board_bgr)) | self._hand_regions(changed)
