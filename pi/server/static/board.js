@@ -128,6 +128,14 @@ function drawMoves(state) {
     if (arbiter) td.onclick = () => correctMove(m);
     row.appendChild(td);
   }
+  if (!state.moves.length) {  // an empty grey box reads as broken: say why it is empty
+    const td = document.createElement("td");
+    td.className = "empty";
+    td.textContent = "No moves yet";
+    const tr = document.createElement("tr");
+    tr.appendChild(td);
+    body.appendChild(tr);
+  }
   const wrap = document.getElementById("movelist");
   wrap.scrollTop = wrap.scrollHeight;
   document.getElementById("result").textContent = state.result === "*" ? "" : state.result;
