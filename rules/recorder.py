@@ -73,7 +73,7 @@ class RecorderConfig:
 
     stable_frames: int = 4
     """Good frames a picture must hold before it counts."""
-    stable_seconds: float = 0.3
+    stable_seconds: float = 0.2
     """Time from the first to the last of those frames."""
     max_window_frames: int = 40
     """Frames of evidence kept for one picture (older ones are dropped)."""
