@@ -201,6 +201,7 @@ def bench_vision_board(video: Path, truth: list[dict[str, Any]], plies: int) -> 
     import uvicorn
     from websockets.sync.client import connect
 
+    from pi.demo_video import TIMING
     from pi.server import create_app
     from pi.wiring import build_pipeline
 
@@ -220,7 +221,7 @@ def bench_vision_board(video: Path, truth: list[dict[str, Any]], plies: int) -> 
                 yield frame
 
     received: dict[int, float] = {}
-    seconds = len(truth) / 10
+    seconds = len(truth) / TIMING.fps
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(table="vb", variant="international", journal=Path(tmp) / "j.sqlite")
         app = create_app(
@@ -253,7 +254,7 @@ def bench_vision_board(video: Path, truth: list[dict[str, Any]], plies: int) -> 
     emit(
         {
             "part": "vision_board",
-            "input": "1280x960 synth render (demo style) in real time, 10 fps",
+            "input": f"1280x960 synth render (demo style) in real time, {TIMING.fps:g} fps",
             "plies_played": plies,
             "moves_at_client": len(received),
             "hand_left_to_board": ms(delays),
