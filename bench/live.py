@@ -148,10 +148,21 @@ def recorded_prefix(played: list[str], recorded: list[str]) -> int:
     return n
 
 
-def bench_vision(video: Path, moves: list[Move]) -> None:
+def hand_left_frames(truth: list[dict[str, Any]]) -> dict[int, int]:
+    """Ply -> index of its first frame without a hand (the hand has left the board)."""
+    return {
+        t["ply"]: t["frame"]
+        for t, before in zip(truth[1:], truth, strict=False)
+        if before["hand_present"] and not t["hand_present"]
+    }
+
+
+def bench_vision(video: Path, truth: list[dict[str, Any]], moves: list[Move]) -> None:
     """Every frame of a 1280x960 render through vision, recorder and journal, one core.
 
     CPU time is the process's (OpenCV and onnxruntime may use threads of their own)."""
+    from pi.demo_video import TIMING
+
     settings = Settings(table="v", variant="international")
     with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "j.sqlite") as journal:
         service = TableService(journal)
@@ -164,12 +175,14 @@ def bench_vision(video: Path, moves: list[Move]) -> None:
         vision_cpu: list[float] = []
         frame_wall: list[float] = []
         frame_cpu: list[float] = []
+        move_frames: list[int] = []  # the frame that completed each recorded ply
         with VideoFileSource(video) as source:
             for frame in source:
                 w0, c0 = time.perf_counter(), time.process_time()
                 observation = recognize(frame)
                 w1, c1 = time.perf_counter(), time.process_time()
-                pipeline.process(replace(frame, observation=observation))
+                written = pipeline.process(replace(frame, observation=observation))
+                move_frames += [frame.index for e in written if e.kind == "move"]
                 w2, c2 = time.perf_counter(), time.process_time()
                 vision_wall.append(w1 - w0)
                 vision_cpu.append(c1 - c0)
@@ -177,6 +190,12 @@ def bench_vision(video: Path, moves: list[Move]) -> None:
                 frame_cpu.append(c2 - c0)
         recorded = [p.notation for p in service.current("v").plies]
     played = [str(m) for m in moves]
+    left = hand_left_frames(truth)
+    settle = [
+        (frame - left[ply]) / TIMING.fps
+        for ply, frame in enumerate(move_frames, start=1)
+        if ply in left and frame >= left[ply]
+    ]
     emit(
         {
             "part": "vision",
@@ -191,6 +210,7 @@ def bench_vision(video: Path, moves: list[Move]) -> None:
             "plies_played": len(played),
             "plies_recorded": len(recorded),
             "plies_right_before_first_error": recorded_prefix(played, recorded),
+            "hand_left_to_move_video_time": ms(settle),
         }
     )
 
@@ -206,12 +226,7 @@ def bench_vision_board(video: Path, truth: list[dict[str, Any]], plies: int) -> 
     from pi.wiring import build_pipeline
 
     hand_left: dict[int, float] = {}  # ply -> wall time its first hand-free frame arrived
-    left_at = {
-        t["ply"]: t["frame"]
-        for t, before in zip(truth[1:], truth, strict=False)
-        if before["hand_present"] and not t["hand_present"]
-    }
-    frame_ply = {frame: ply for ply, frame in left_at.items()}
+    frame_ply = {frame: ply for ply, frame in hand_left_frames(truth).items()}
 
     class Marked(VideoFileSource):
         def __iter__(self):  # type: ignore[no-untyped-def]
@@ -406,7 +421,7 @@ def vision_game(plies: int) -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         video, truth, moves = render_vision_game(Path(tmp), plies)
-        bench_vision(video, moves)
+        bench_vision(video, truth, moves)
         bench_vision_board(video, truth, len(moves))
 
 
