@@ -3,13 +3,21 @@
 Pinned to one core. Parts:
 
 - ``capture``: decoding a 1280x960 video with :class:`~pi.capture.VideoFileSource`.
-- ``vision``: frame -> Observation at 1280x960, when this build has a vision stage.
+- ``vision``: a game rendered by synth at 1280x960 in tournament conditions (the demo's
+  style: markers, tilt, hall light, noise, a swaying camera, a hand playing each move),
+  every frame through the real chain: vision (frame -> Observation), then the recorder
+  and the journal; wall and CPU milliseconds per frame (median, p95), frames a second
+  one core sustains, and how many of the plies were recorded.
+- ``vision_board``: the same video played in real time through capture, vision, recorder,
+  journal and the real server: from the first frame without a hand after a move to the
+  move at a WebSocket client.
 - ``pipeline``: observation -> recorder -> journal (SQLite, fsync per move) -> table
   service, as fast as it goes: frames per second it sustains, per-frame latency, and
   the latency of the frames that complete a move.
-- ``board``: the real server on loopback with a WebSocket client, a game played at
-  10 frames a second: from the first still frame after the hand leaves the board to
-  the new position arriving at the client (the recorder's settling time included).
+- ``board``: the real server on loopback with a WebSocket client, a game played at the
+  camera's 15 and at 10 frames a second: from the first still frame after the hand
+  leaves the board to the new position arriving at the client (the recorder's settling
+  time included).
 - ``memory``: a two-hour game at 10 frames a second (72,000 frames) through the
   pipeline; resident memory sampled along the way (no growth expected).
 
@@ -25,6 +33,7 @@ import statistics
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +41,7 @@ import cv2
 import numpy as np
 
 from pi.capture import Frame, VideoFileSource
-from pi.config import Settings
+from pi.config import CameraSettings, Settings
 from pi.journal import Journal
 from pi.pipeline import LivePipeline
 from pi.recording import RecorderAdapter
@@ -114,11 +123,159 @@ def bench_capture(frames: int) -> None:
     )
 
 
-def bench_vision() -> None:
-    try:
-        vision_recognizer(Settings())
-    except VisionUnavailableError as exc:
-        emit({"part": "vision", "input": "1280x960", "status": "missing", "detail": str(exc)})
+VISION_SIZE = (1280, 960)
+
+
+def render_vision_game(out: Path, plies: int) -> tuple[Path, list[dict[str, Any]], list[Move]]:
+    """The demo's game and style rendered at 1280x960: the video, per-frame truth, moves."""
+    from pi.demo_video import GAME_SEED, TIMING, demo_style
+    from synth.game import write_game
+
+    start = Position.initial(find_variant("international"))
+    moves = generated_game(start, plies, seed=GAME_SEED)
+    write_game(start, moves, demo_style(), out, timing=TIMING, size=VISION_SIZE)
+    lines = (out / "truth.jsonl").read_text(encoding="utf-8").splitlines()
+    return out / "game.mp4", [json.loads(line) for line in lines[1:]], moves
+
+
+def recorded_prefix(played: list[str], recorded: list[str]) -> int:
+    """How many plies of ``played`` the record reproduces before its first difference."""
+    n = 0
+    for a, b in zip(played, recorded, strict=False):
+        if a != b:
+            break
+        n += 1
+    return n
+
+
+def hand_left_frames(truth: list[dict[str, Any]]) -> dict[int, int]:
+    """Ply -> index of its first frame without a hand (the hand has left the board)."""
+    return {
+        t["ply"]: t["frame"]
+        for t, before in zip(truth[1:], truth, strict=False)
+        if before["hand_present"] and not t["hand_present"]
+    }
+
+
+def bench_vision(video: Path, truth: list[dict[str, Any]], moves: list[Move]) -> None:
+    """Every frame of a 1280x960 render through vision, recorder and journal, one core.
+
+    CPU time is the process's (OpenCV and onnxruntime may use threads of their own)."""
+    from pi.demo_video import TIMING
+
+    settings = Settings(table="v", variant="international")
+    with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "j.sqlite") as journal:
+        service = TableService(journal)
+        record = service.start_game("v", "international")
+        recognize = vision_recognizer(settings)
+        pipeline = LivePipeline(
+            VideoFileSource(video), recognize, RecorderAdapter(record), service, "v"
+        )
+        vision_wall: list[float] = []
+        vision_cpu: list[float] = []
+        frame_wall: list[float] = []
+        frame_cpu: list[float] = []
+        move_frames: list[int] = []  # the frame that completed each recorded ply
+        with VideoFileSource(video) as source:
+            for frame in source:
+                w0, c0 = time.perf_counter(), time.process_time()
+                observation = recognize(frame)
+                w1, c1 = time.perf_counter(), time.process_time()
+                written = pipeline.process(replace(frame, observation=observation))
+                move_frames += [frame.index for e in written if e.kind == "move"]
+                w2, c2 = time.perf_counter(), time.process_time()
+                vision_wall.append(w1 - w0)
+                vision_cpu.append(c1 - c0)
+                frame_wall.append(w2 - w0)
+                frame_cpu.append(c2 - c0)
+        recorded = [p.notation for p in service.current("v").plies]
+    played = [str(m) for m in moves]
+    left = hand_left_frames(truth)
+    settle = [
+        (frame - left[ply]) / TIMING.fps
+        for ply, frame in enumerate(move_frames, start=1)
+        if ply in left and frame >= left[ply]
+    ]
+    emit(
+        {
+            "part": "vision",
+            "input": "1280x960 synth render (demo style), mp4v",
+            "frames": len(frame_cpu),
+            "vision_wall": ms(vision_wall),
+            "vision_cpu": ms(vision_cpu),
+            "frame_wall": ms(frame_wall),
+            "frame_cpu": ms(frame_cpu),
+            "fps_one_core_cpu": round(len(frame_cpu) / sum(frame_cpu), 1),
+            "fps_one_core_wall": round(len(frame_wall) / sum(frame_wall), 1),
+            "plies_played": len(played),
+            "plies_recorded": len(recorded),
+            "plies_right_before_first_error": recorded_prefix(played, recorded),
+            "hand_left_to_move_video_time": ms(settle),
+        }
+    )
+
+
+def bench_vision_board(video: Path, truth: list[dict[str, Any]], plies: int) -> None:
+    """The render played in real time through the server with the real vision chain: the
+    first frame without a hand after a move, to the move at a WebSocket client."""
+    import uvicorn
+    from websockets.sync.client import connect
+
+    from pi.demo_video import TIMING
+    from pi.server import create_app
+    from pi.wiring import build_pipeline
+
+    hand_left: dict[int, float] = {}  # ply -> wall time its first hand-free frame arrived
+    frame_ply = {frame: ply for ply, frame in hand_left_frames(truth).items()}
+
+    class Marked(VideoFileSource):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            for frame in super().__iter__():
+                if frame.index in frame_ply:
+                    hand_left[frame_ply[frame.index]] = time.perf_counter()
+                yield frame
+
+    received: dict[int, float] = {}
+    seconds = len(truth) / TIMING.fps
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(table="vb", variant="international", journal=Path(tmp) / "j.sqlite")
+        app = create_app(
+            settings,
+            pipeline_factory=lambda s, svc: build_pipeline(
+                s, svc, source=Marked(video, realtime=True)
+            ),
+        )
+        server = uvicorn.Server(uvicorn.Config(app, port=0, log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        c0 = time.process_time()
+        with connect(f"ws://127.0.0.1:{port}/ws/tables/vb") as ws:
+            deadline = time.monotonic() + seconds + 5
+            while len(received) < plies and time.monotonic() < deadline:
+                try:
+                    message = json.loads(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
+                except TimeoutError:
+                    break
+                n = len(message["state"]["moves"]) if message["type"] == "state" else 0
+                if n:
+                    received.setdefault(n, time.perf_counter())
+        cpu = time.process_time() - c0
+        server.should_exit = True
+        thread.join(10)
+    delays = [received[p] - hand_left[p] for p in received if p in hand_left]
+    emit(
+        {
+            "part": "vision_board",
+            "input": f"1280x960 synth render (demo style) in real time, {TIMING.fps:g} fps",
+            "plies_played": plies,
+            "moves_at_client": len(received),
+            "hand_left_to_board": ms(delays),
+            "process_cpu_per_video_second": round(cpu / seconds, 3),
+        }
+    )
 
 
 def bench_pipeline(moves: list[Move], label: str) -> None:
@@ -155,8 +312,8 @@ def bench_pipeline(moves: list[Move], label: str) -> None:
     )
 
 
-def bench_board(moves: list[Move], label: str) -> None:
-    """Hand leaves the board -> new position at a WebSocket client, real time at 10 fps."""
+def bench_board(moves: list[Move], label: str, fps: float) -> None:
+    """Hand leaves the board -> new position at a WebSocket client, real time at ``fps``."""
     import uvicorn
     from websockets.sync.client import connect
 
@@ -164,7 +321,7 @@ def bench_board(moves: list[Move], label: str) -> None:
     from pi.wiring import build_pipeline
 
     start = Position.initial(find_variant("international"))
-    observations = list(scripted_observations(start, moves, fps=10.0, still_seconds=1.0))
+    observations = list(scripted_observations(start, moves, fps=fps, still_seconds=1.0))
     hand_left: dict[int, float] = {}  # ply -> wall time of the first still frame after it
 
     class Marked(ObservationSource):
@@ -196,7 +353,7 @@ def bench_board(moves: list[Move], label: str) -> None:
             time.sleep(0.01)
         port = server.servers[0].sockets[0].getsockname()[1]
         with connect(f"ws://127.0.0.1:{port}/ws/tables/b") as ws:
-            deadline = time.monotonic() + len(observations) / 10 + 10
+            deadline = time.monotonic() + len(observations) / fps + 10
             while len(received) < len(moves) and time.monotonic() < deadline:
                 message = json.loads(ws.recv(timeout=5))
                 n = len(message["state"]["moves"]) if message["type"] == "state" else 0
@@ -209,7 +366,7 @@ def bench_board(moves: list[Move], label: str) -> None:
         {
             "part": "board",
             "game": label,
-            "fps": 10,
+            "fps": fps,
             "moves": len(delays),
             "hand_left_to_board": ms(delays),
         }
@@ -255,19 +412,49 @@ def bench_memory(hours: float, moves: list[Move], label: str) -> None:
     )
 
 
+def vision_game(plies: int) -> None:
+    """Render the demo's game at 1280x960 once; both vision parts play it."""
+    try:
+        vision_recognizer(Settings())
+    except VisionUnavailableError as exc:
+        emit({"part": "vision", "input": "1280x960", "status": "missing", "detail": str(exc)})
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        video, truth, moves = render_vision_game(Path(tmp), plies)
+        bench_vision(video, truth, moves)
+        bench_vision_board(video, truth, len(moves))
+
+
+PARTS = ("capture", "vision", "pipeline", "board", "memory")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short run")
     parser.add_argument("--hours", type=float, default=2.0, help="length of the memory game")
+    parser.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        help=f"comma-separated parts to run, of {','.join(PARTS)} (vision runs both vision parts)",
+    )
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
+    if unknown := parts - set(PARTS):
+        parser.error(f"unknown parts {sorted(unknown)}; choose from {','.join(PARTS)}")
     core = pin_one_core()
-    emit({"part": "setup", "core": core, "quick": args.quick})
+    emit({"part": "setup", "core": core, "quick": args.quick, "parts": sorted(parts)})
     moves, label = game_moves(20 if args.quick else 80)
-    bench_capture(30 if args.quick else 200)
-    bench_vision()
-    bench_pipeline(moves, label)
-    bench_board(moves[: 6 if args.quick else 20], label)
-    bench_memory(0.05 if args.quick else args.hours, moves, label)
+    if "capture" in parts:
+        bench_capture(30 if args.quick else 200)
+    if "vision" in parts:
+        vision_game(4 if args.quick else 12)
+    if "pipeline" in parts:
+        bench_pipeline(moves, label)
+    if "board" in parts:
+        for fps in (CameraSettings().fps, 10.0):  # the device camera's rate, and the floor
+            bench_board(moves[: 6 if args.quick else 20], label, fps)
+    if "memory" in parts:
+        bench_memory(0.05 if args.quick else args.hours, moves, label)
 
 
 if __name__ == "__main__":

@@ -81,6 +81,9 @@ class FrameSource(ABC):
     description: str = "frames"
     needs_vision: bool = True
     """False for sources whose frames carry their observation (no vision stage needed)."""
+    sensor: bool = False
+    """True for a real camera: its sensor noise makes every new frame differ from the last,
+    so a frame identical to the one before is stale (a stuck driver re-sending its buffer)."""
 
     def __enter__(self) -> FrameSource:
         self.open()
@@ -214,6 +217,7 @@ class OpenCVCameraSource(FrameSource):
     closed; the live loop reports the gap as stale frames."""
 
     live = True
+    sensor = True
 
     def __init__(
         self, device: int | str, settings: CameraSettings, *, retry_seconds: float = 1.0
@@ -277,6 +281,7 @@ class PiCameraSource(FrameSource):
     """
 
     live = True
+    sensor = True
 
     def __init__(self, settings: CameraSettings) -> None:
         self.settings = settings

@@ -47,7 +47,7 @@ def plan_demo(
     settings: Settings, source: str | None = None, *, variant: str | None = None
 ) -> DemoPlan:
     """Choose what the demo plays (see the module docstring)."""
-    video = _explicit(source) if source else _bundled()
+    video = _explicit(source) if source else bundled_video()
     truth = _truth(video) if video else None
     name = find_variant(variant or (truth or {}).get("variant") or settings.variant).name
     if video is not None:
@@ -88,7 +88,8 @@ def _explicit(source: str) -> Path:
     return path
 
 
-def _bundled() -> Path | None:
+def bundled_video() -> Path | None:
+    """The game video (or folder of frames) bundled in ``pi/demo/``, if there is one."""
     if not BUNDLED.is_dir():
         return None
     for p in sorted(BUNDLED.iterdir()):

@@ -34,9 +34,11 @@ FRAME_SIZE = (800, 600)
 H264_CRF = 28
 """Constant-rate-factor of the H.264 encode: sensor noise makes frames expensive, and 28
 keeps the demo game near 3 MB while the squares stay readable."""
-TIMING = Timing(still=10)
-"""A second between one player's hand leaving and the other's arriving: quicker than
-any real game, and long enough for the recorder to see the board settle."""
+TIMING = Timing(fps=15.0, enter=6, carry=9, per_capture=5, crown=6, leave=6, still=15)
+"""15 frames a second, the device camera's rate (``CameraSettings.fps``), so the demo board
+is as quick as a table's; the phases keep synth's default durations, with a second
+between one player's hand leaving and the other's arriving: quicker than any real game,
+and long enough for the recorder to see the board settle."""
 
 
 def demo_style(seed: int = 7) -> Style:

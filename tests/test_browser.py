@@ -136,6 +136,7 @@ def test_towers_and_kings_on_a_7x7_board(browser: Any, tmp_path: Path) -> None:
         assert tower.locator("text.height").text_content() == "3"
         assert tower.locator("rect.layer").count() == 3
         assert page.locator("#board g.piece[data-square='12'] text.crown").count() == 1
+        assert page.locator("#moves td.empty").inner_text() == "No moves yet"
         save(page, "board-lasca-towers.png", tmp_path)
         page.close()
 

@@ -397,3 +397,77 @@ def test_journal_scoresheet_matches_the_recorders_own(
     mine = read_games_text(game_pdn(ours))
     assert not any(g.errors for g in mine)
     assert [(g.start, g.notations) for g in mine] == [(g.start, g.notations) for g in theirs]
+
+
+class FrozenCamera(FrameSource):
+    """A camera whose driver gets stuck: after the first move it re-sends one picture
+    (bit for bit) for a while, then comes back with fresh frames and the next move."""
+
+    live = True
+    sensor = True
+    needs_vision = False  # each frame carries the scripted observation of its picture
+
+    def __init__(self, start: Position, first: Move, second: Move, frozen_frames: int) -> None:
+        self.before = list(scripted_observations(start, [first]))
+        self.after = list(scripted_observations(start.play(first), [second]))
+        self.frozen_frames = frozen_frames
+        self.resume = threading.Event()
+        self.closed = threading.Event()
+
+    def close(self) -> None:
+        self.closed.set()
+        self.resume.set()
+
+    def __iter__(self) -> Iterator[Frame]:
+        rng = np.random.default_rng(3)
+        index = 0
+
+        def fresh(obs: Observation) -> Frame:  # sensor noise: every picture differs
+            nonlocal index
+            index += 1
+            picture = rng.integers(0, 255, (48, 64, 3), dtype=np.uint8)
+            return Frame(index, obs.time, picture, observation=obs)
+
+        for obs in self.before:
+            yield fresh(obs)
+            time.sleep(0.005)
+        stuck = fresh(self.before[-1])
+        for _ in range(self.frozen_frames):
+            if self.closed.is_set():
+                return
+            yield stuck
+            time.sleep(0.02)
+        self.resume.wait(10)
+        for obs in self.after:
+            if self.closed.is_set():
+                return
+            yield fresh(Observation(100 + obs.time, obs.squares, frame_index=obs.frame_index))
+            time.sleep(0.005)
+        self.closed.wait(10)
+
+
+def test_frozen_camera_is_reported_its_repeats_skipped_and_recording_resumes() -> None:
+    start = Position.initial(INTERNATIONAL)
+    first = start.parse_move("32-28")
+    second = start.play(first).parse_move("19-23")
+    service = TableService(Journal(":memory:"))
+    camera = FrozenCamera(start, first, second, frozen_frames=60)
+    record = service.ensure_game("t", INTERNATIONAL)
+    pipeline = LivePipeline(camera, None, RecorderAdapter(record), service, "t", stale_seconds=0.3)
+    pipeline.start()
+    try:
+        deadline = time.monotonic() + 10
+        while pipeline.health().status != "camera frozen" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        health = pipeline.health()
+        assert health.status == "camera frozen"
+        assert health.frames_repeated > 0  # the same picture again is not analysed again
+        assert service.current("t").notations() == ["32-28"]  # nothing recorded is lost
+        camera.resume.set()
+        deadline = time.monotonic() + 10
+        while len(service.current("t").notations()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert service.current("t").notations() == ["32-28", "19-23"]
+        assert pipeline.health().status == "ok"
+    finally:
+        pipeline.stop()

@@ -170,6 +170,8 @@ def test_scoresheet_page_has_players_moves_and_signatures(server: str) -> None:
     assert "<td>28x17</td><td>12x21</td>" in html
     assert html.count("<tbody>") == 2  # two columns of numbered moves
     assert "Signature White" in html and "Signature Black" in html
+    # no Site was set: the printed sheet leaves a blank to write in, not PDN's "?"
+    assert '<td class="label">Site</td><td></td>' in html
 
 
 def test_health_and_openapi(server: str) -> None:

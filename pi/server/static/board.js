@@ -128,6 +128,14 @@ function drawMoves(state) {
     if (arbiter) td.onclick = () => correctMove(m);
     row.appendChild(td);
   }
+  if (!state.moves.length) {  // an empty grey box reads as broken: say why it is empty
+    const td = document.createElement("td");
+    td.className = "empty";
+    td.textContent = "No moves yet";
+    const tr = document.createElement("tr");
+    tr.appendChild(td);
+    body.appendChild(tr);
+  }
   const wrap = document.getElementById("movelist");
   wrap.scrollTop = wrap.scrollHeight;
   document.getElementById("result").textContent = state.result === "*" ? "" : state.result;
@@ -177,6 +185,7 @@ function render(state) {
 
 const STATUS_TEXT = {
   "camera lost": "Camera lost: no new picture",
+  "camera frozen": "Camera frozen: the same picture over and over",
   "board not found": "Board not found: the camera cannot see the board",
   "source ended": "Recording finished",
   "journal error": "Cannot write the journal: call the arbiter",
@@ -192,7 +201,7 @@ function showHealth(h) {
     banner.hidden = false;
     banner.dataset.status = h.status;
     let text = STATUS_TEXT[h.status] || h.status;
-    if (h.status === "camera lost" && h.last_frame_age_s != null)
+    if ((h.status === "camera lost" || h.status === "camera frozen") && h.last_frame_age_s != null)
       text += ` for ${Math.round(h.last_frame_age_s)} s`;
     banner.textContent = text;
   }

@@ -1,0 +1,73 @@
+"""``damcam demo``'s chain on the demo game: a rendered H.264 video through capture,
+vision, the recorder and the journal, and the moves it records.
+
+The video is the bundled one in ``pi/demo/`` when there is one (the whole game); else the
+first plies of the same game, rendered and compressed here by :mod:`pi.demo_video` in the
+same style. It is read frame by frame (``damcam record``'s path) rather than in real time,
+so a busy machine drops no frame and the test says the same thing every run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pi.capture import VideoFileSource
+from pi.config import Settings
+from pi.demo import bundled_video, plan_demo
+from pi.demo_video import build_demo
+from pi.journal import Journal
+from pi.tables import TableService
+from pi.wiring import build_pipeline
+
+pytestmark = pytest.mark.slow
+
+SHORT_CUT_PLIES = 6
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    video: Path
+    played: list[str]
+    recorded: list[str]
+    errors: int
+    frames: int
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    tmp = tmp_path_factory.mktemp("demo")
+    video = bundled_video() or build_demo(tmp / "video", plies=SHORT_CUT_PLIES)
+    played = json.loads(video.with_suffix(".json").read_text(encoding="utf-8"))["moves"]
+    settings = Settings(table="d", variant="international", journal=tmp / "j.sqlite")
+    with Journal(settings.journal) as journal:
+        service = TableService(journal)
+        service.start_game("d", "international")
+        health = build_pipeline(settings, service, source=VideoFileSource(video)).run()
+        recorded = service.current("d").notations()
+    return DemoRun(video, played, recorded, health.errors, health.frames_processed)
+
+
+def test_demo_plays_the_video_through_vision(demo_run: DemoRun, tmp_path: Path) -> None:
+    plan = plan_demo(Settings(journal=tmp_path / "j.sqlite"), str(demo_run.video))
+    assert plan.source.needs_vision and plan.source.live  # camera playback, real time
+    assert "vision" in plan.description and "perfect" not in plan.description
+
+
+def test_demo_chain_records_only_moves_played(demo_run: DemoRun) -> None:
+    assert demo_run.errors == 0
+    assert demo_run.frames > 20 * len(demo_run.played)  # every frame was analysed
+    # Whatever vision misses, no move that was not played gets onto the scoresheet.
+    assert demo_run.recorded == demo_run.played[: len(demo_run.recorded)]
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="vision's occlusion gate (camera sway; moved pieces on a wooden board kept as "
+    "hands) and the colour-prototype classifier lose plies: see the pi4 report",
+)
+def test_demo_chain_records_the_game_exactly(demo_run: DemoRun) -> None:
+    assert demo_run.recorded == demo_run.played
