@@ -18,6 +18,7 @@ import numpy as np
 import onnxruntime as ort
 
 from rules.observation import Top
+from vision.rectify import CELL, CropWindow
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,13 @@ class OnnxSquareClassifier:
                 f"rebuild it with {TRAIN_HINT}"
             ) from exc
         return cls(session, path, (height, width), card)
+
+    @property
+    def window(self) -> CropWindow:
+        """The crop window the model was trained on (the card's ``crop_window``; cards
+        from before it had one were trained on the plain cell)."""
+        spec = self.card.get("crop_window")
+        return CELL if spec is None else CropWindow(**spec)
 
     def run(self, crops: np.ndarray) -> SquarePrediction:
         """All outputs for ``crops (N, H, W, 3)`` uint8 BGR, in one batch.
