@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 MODEL_DIR = Path(__file__).resolve().parent
 DEFAULT_MODEL = MODEL_DIR / "square_classifier.onnx"
 TRAIN_HINT = "python -m models.train (or damcam train)"
+KING_MARGIN = 1.0
+"""Log-odds margin past the start frame's men before a piece of that set reads as a king."""
 
 
 class ModelFileError(ValueError):
@@ -74,6 +76,9 @@ class OnnxSquareClassifier:
     card: dict[str, Any]
     prototypes: np.ndarray | None = None
     temperature: float = 10.0
+    king_bias: float = 0.0
+    """Subtracted from the trained head's king-vs-man log-odds: set by :meth:`adapted` so
+    that this set's men (all men on a start position) read as men."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> OnnxSquareClassifier:
@@ -135,7 +140,9 @@ class OnnxSquareClassifier:
         tops = softmax(top_logits)
         if self.prototypes is not None:
             tops = _split_kings(
-                softmax(self.temperature * _cosine(features, self.prototypes)), tops
+                softmax(self.temperature * _cosine(features, self.prototypes)),
+                tops,
+                self.king_bias,
             )
         return SquarePrediction(tops, softmax(height_logits), features)
 
@@ -162,21 +169,34 @@ class OnnxSquareClassifier:
         if missing:
             raise ValueError(f"adaptation crops hold no {', '.join(missing)}: use a start position")
         protos = np.stack([features[tops == t].mean(axis=0) for t in groups])
+        # The trained head tells a king by a taller stack; a set of taller pieces than
+        # synth's discs looks all kings to it. Its men on the start frame say how far to
+        # shift: past the 90th percentile of their king log-odds, with a margin.
+        men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
+        trained = self.run(crops[men]).tops
+        colour_king = np.where(tops[men] == Top.WHITE_MAN, Top.WHITE_KING, Top.BLACK_KING)
+        odds = np.log(trained[np.arange(len(colour_king)), colour_king] + 1e-9) - np.log(
+            trained[np.arange(len(colour_king)), tops[men]] + 1e-9
+        )
+        bias = max(0.0, float(np.percentile(odds, 90)) + KING_MARGIN)
         return OnnxSquareClassifier(
-            self.session, self.path, self.crop_size, self.card, protos, self.temperature
+            self.session, self.path, self.crop_size, self.card, protos, self.temperature, bias
         )
 
 
-def _split_kings(colour: np.ndarray, trained: np.ndarray) -> np.ndarray:
+def _split_kings(colour: np.ndarray, trained: np.ndarray, king_bias: float) -> np.ndarray:
     """(N, 3) empty/White/Black probabilities and the trained (N, 5) ones -> (N, 5): each
-    colour's mass is split into man and king as the trained head splits it."""
+    colour's mass is split into man and king as the trained head splits it, its king
+    log-odds lowered by ``king_bias``."""
     eps = 1e-9
-    white_king = trained[:, Top.WHITE_KING] / (
-        trained[:, [Top.WHITE_MAN, Top.WHITE_KING]].sum(1) + eps
-    )
-    black_king = trained[:, Top.BLACK_KING] / (
-        trained[:, [Top.BLACK_MAN, Top.BLACK_KING]].sum(1) + eps
-    )
+
+    def king_share(man: Top, king: Top) -> np.ndarray:
+        odds = np.log(trained[:, king] + eps) - np.log(trained[:, man] + eps) - king_bias
+        share: np.ndarray = 1.0 / (1.0 + np.exp(-odds))
+        return share
+
+    white_king = king_share(Top.WHITE_MAN, Top.WHITE_KING)
+    black_king = king_share(Top.BLACK_MAN, Top.BLACK_KING)
     out = np.empty_like(trained)
     out[:, Top.EMPTY] = colour[:, 0]
     out[:, Top.WHITE_MAN] = colour[:, 1] * (1 - white_king)

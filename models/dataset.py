@@ -32,6 +32,14 @@ WINDOWS: dict[str, CropWindow] = {"context": CONTEXT, "cell": CELL}
 """Crop windows by name: the model's context window, or the plain cell (for comparison)."""
 
 
+def window_name(window: CropWindow) -> WindowName:
+    """The name of a model's crop window in :data:`WINDOWS`."""
+    for name, known in WINDOWS.items():
+        if known == window:
+            return name  # type: ignore[return-value]
+    raise ValueError(f"crop window {window} is none of {sorted(WINDOWS)}")
+
+
 def window_px_per_square(size: int, window: CropWindow = CONTEXT) -> float:
     """Crop pixels per square side in a ``size`` crop of the model's window."""
     return size / (1.0 + window.left + window.right)
