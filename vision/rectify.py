@@ -139,7 +139,10 @@ def square_crops(
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     target = np.array([[0, 0], [crop_px, 0], [crop_px, crop_px], [0, crop_px]], np.float32)
     cells = np.array([geometry.rowcol(sq)[::-1] for sq in geometry.squares], np.float64)
-    corners = _window_corners(location, cells + 0.5, window, turns).reshape(-1, 2)
+    nadir = None
+    if window.upright == "image":
+        nadir = nadir_point(location, (colour.shape[1], colour.shape[0]), camera)
+    corners = _window_corners(location, cells + 0.5, window, turns, nadir).reshape(-1, 2)
     pixels = white_view_to_image(
         location, corners, turns=turns, height=stack_height, camera=camera
     ).reshape(-1, 4, 2)
@@ -160,19 +163,63 @@ def square_crops(
 _STEPS = np.array([[0.0, -1.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
 
 
+def nadir_point(
+    location: BoardLocation, image_size: tuple[int, int], camera: CameraModel | None = None
+) -> FloatArray:
+    """The image's vanishing point of vertical lines, homogeneous (3,): a stack grows in
+    the image away from it. From ``camera`` where one is known; else from the homography
+    alone, with the principal point at the image centre, square pixels, and the focal
+    length that makes the board's axes perpendicular (a default where that is ill-posed,
+    as for a camera looking straight down, where the focal length hardly matters)."""
+    if camera is not None:
+        return np.asarray(camera.projection[:, 2], np.float64)
+    width, height = image_size
+    centre = np.array([[1.0, 0.0, -width / 2], [0.0, 1.0, -height / 2], [0.0, 0.0, 1.0]])
+    plane_to_image = centre @ np.linalg.inv(location.homography)
+    h1, h2 = plane_to_image[:, 0], plane_to_image[:, 1]
+    guesses = []
+    for numerator, denominator in (
+        (-(h1[0] * h2[0] + h1[1] * h2[1]), h1[2] * h2[2]),
+        (h2[0] ** 2 + h2[1] ** 2 - h1[0] ** 2 - h1[1] ** 2, h1[2] ** 2 - h2[2] ** 2),
+    ):
+        if abs(denominator) > 1e-12 and numerator / denominator > 0:
+            guesses.append(float(np.sqrt(numerator / denominator)))
+    plausible = [f for f in guesses if 0.3 * max(image_size) < f < 5 * max(image_size)]
+    focal = float(np.median(plausible)) if plausible else float(max(image_size))
+    to_camera = np.diag([1 / focal, 1 / focal, 1.0])
+    up = np.cross(to_camera @ h1, to_camera @ h2)
+    nadir = np.linalg.inv(centre) @ np.diag([focal, focal, 1.0]) @ up
+    return np.asarray(nadir, np.float64)
+
+
+#: Unit steps in the White-view plane: up, right, down, left (y runs down the board).
+_STEPS = np.array([[0.0, -1.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+
+
 def _window_corners(
-    location: BoardLocation, centres: FloatArray, window: CropWindow, turns: int
+    location: BoardLocation,
+    centres: FloatArray,
+    window: CropWindow,
+    turns: int,
+    nadir: FloatArray | None,
 ) -> FloatArray:
     """(S, 4, 2) White-view corners of each cell's window, clockwise from the crop's
     top-left. For ``upright="image"`` each cell picks the one of its four sides whose
-    step goes most nearly straight up in the image."""
+    step goes most nearly the way a stack grows in the image (away from ``nadir``)."""
     count = len(centres)
-    if window.upright == "image":
+    if window.upright == "image" and nadir is not None:
         ends = (centres[:, None, :] + 0.25 * _STEPS[None, :, :]).reshape(-1, 2)
         image = white_view_to_image(location, np.vstack([centres, ends]), turns=turns)
         steps = image[count:].reshape(count, 4, 2) - image[:count, None, :]
-        lengths = np.linalg.norm(steps, axis=2) + 1e-9
-        up_index = np.argmax(-steps[:, :, 1] / lengths, axis=1)
+        steps /= np.linalg.norm(steps, axis=2, keepdims=True) + 1e-9
+        if abs(nadir[2]) > 1e-9 * np.linalg.norm(nadir[:2]):
+            grow = image[:count] - nadir[:2] / nadir[2]
+        else:  # vertical lines parallel in the image: they grow against their direction
+            grow = np.broadcast_to(-nadir[:2], (count, 2))
+        # The sign of a homogeneous nadir is arbitrary; a camera above the board sees the
+        # nadir on the board's side of the horizon, so growth points away from it there.
+        grow = grow / (np.linalg.norm(grow, axis=1, keepdims=True) + 1e-9)
+        up_index = np.argmax(np.einsum("skd,sd->sk", steps, grow), axis=1)
     else:
         up_index = np.zeros(count, np.int64)
     up = _STEPS[up_index]
