@@ -15,46 +15,10 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
-
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier
 from models.dataset import cached_set, top_limit_px, window_name
 from models.export import evaluate, latency_ms
-from models.labelled_photos import Reader, score_photos
-from rules.observation import Top
-from vision.prototype import ColourPrototypes, PrototypeClassifier
-from vision.rectify import CELL
-
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def photo_figures(classifier: OnnxSquareClassifier, data: Path) -> dict[str, object]:
-    """The labelled damas photos read by the model and by the colour prototypes."""
-    size = classifier.crop_size[0]
-
-    def adapted(crops: np.ndarray, tops: np.ndarray) -> Reader:
-        return classifier.adapted(crops, tops).predict
-
-    def uncalibrated_prototypes(crops: np.ndarray) -> np.ndarray:
-        found = ColourPrototypes.cluster(crops)
-        if found is None:  # no two piece colours to split: all empty
-            probs = np.zeros((len(crops), len(Top)))
-            probs[:, Top.EMPTY] = 1.0
-            return probs
-        return PrototypeClassifier(found).predict(crops)
-
-    def learned_prototypes(crops: np.ndarray, tops: np.ndarray) -> Reader:
-        learned = ColourPrototypes.learn(crops, [Top(int(t)) for t in tops])
-        return PrototypeClassifier(learned).predict
-
-    model = score_photos(data, classifier.window, size, classifier.predict, adapted)
-    prototypes = score_photos(data, CELL, size, uncalibrated_prototypes, learned_prototypes)
-    return {
-        "model_uncalibrated": model["plain"].as_dict(),
-        "model_calibrated": model["calibrated"].as_dict(),
-        "prototypes_uncalibrated": prototypes["plain"].as_dict(),
-        "prototypes_calibrated": prototypes["calibrated"].as_dict(),
-    }
+from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -62,7 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--squares", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=1007, help="render seed, unseen in training")
-    parser.add_argument("--data", type=Path, default=DATA, help="../shared/data")
+    parser.add_argument("--data", type=Path, default=SHARED_DATA, help="../shared/data")
     ns = parser.parse_args(argv)
 
     start = time.perf_counter()
@@ -86,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
             }
         )
     )
-    if (ns.data / "photos").is_dir():
+    if (ns.data / PHOTOS).is_dir():
         print(
             json.dumps(
                 {

@@ -15,14 +15,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models.classifier import OnnxSquareClassifier
 from rules import find_variant
 from rules.observation import Top
 from vision.locate import BoardLocation
-from vision.rectify import CropWindow, orientation_matrix, square_crops
+from vision.prototype import ColourPrototypes, PrototypeClassifier
+from vision.rectify import CELL, CropWindow, orientation_matrix, square_crops
 
 LABELS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "damas_photos.txt"
 PHOTOS = Path("photos/checkers-8x8-aruco-damas")
 """The labelled photos' folder inside ``../shared/data``."""
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+"""``../shared/data`` beside the checkout (absent on CI: the figures are then skipped)."""
 
 SYMBOLS = {".": Top.EMPTY, "p": Top.WHITE_MAN, "P": Top.WHITE_KING,
            "t": Top.BLACK_MAN, "T": Top.BLACK_KING}  # fmt: skip
@@ -156,3 +160,32 @@ def score_photos(
             reader = calibrated(*squares[starts[0].path])
             calibrated_score = calibrated_score.add(reader(crops).argmax(axis=1), tops)
     return {"plain": plain_score, "calibrated": calibrated_score}
+
+
+def photo_figures(classifier: OnnxSquareClassifier, data: Path) -> dict[str, object]:
+    """The labelled damas photos read by the model and by the colour prototypes."""
+    size = classifier.crop_size[0]
+
+    def adapted(crops: np.ndarray, tops: np.ndarray) -> Reader:
+        return classifier.adapted(crops, tops).predict
+
+    def uncalibrated_prototypes(crops: np.ndarray) -> np.ndarray:
+        found = ColourPrototypes.cluster(crops)
+        if found is None:  # no two piece colours to split: all empty
+            probs = np.zeros((len(crops), len(Top)))
+            probs[:, Top.EMPTY] = 1.0
+            return probs
+        return PrototypeClassifier(found).predict(crops)
+
+    def learned_prototypes(crops: np.ndarray, tops: np.ndarray) -> Reader:
+        learned = ColourPrototypes.learn(crops, [Top(int(t)) for t in tops])
+        return PrototypeClassifier(learned).predict
+
+    model = score_photos(data, classifier.window, size, classifier.predict, adapted)
+    prototypes = score_photos(data, CELL, size, uncalibrated_prototypes, learned_prototypes)
+    return {
+        "model_uncalibrated": model["plain"].as_dict(),
+        "model_calibrated": model["calibrated"].as_dict(),
+        "prototypes_uncalibrated": prototypes["plain"].as_dict(),
+        "prototypes_calibrated": prototypes["calibrated"].as_dict(),
+    }

@@ -32,6 +32,7 @@ from models.dataset import (
     top_limit_px,
 )
 from models.export import evaluate, export_onnx, latency_ms, quantise
+from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
 from models.net import HEIGHT_CLASSES, SquareNet, parameter_count
 from rules.observation import Top
 
@@ -234,6 +235,11 @@ def run(config: TrainConfig) -> dict[str, object]:
             "torch": torch.__version__,
         }
     )
+    if config.source == "synth" and (SHARED_DATA / PHOTOS).is_dir():
+        card["real_photos"] = {
+            "photos": f"{PHOTOS}, labels in tests/fixtures/damas_photos.txt",
+            **photo_figures(shipped, SHARED_DATA),
+        }
     card_path(config.out).write_text(json.dumps(card, indent=1) + "\n")
     return card
 
