@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from dataclasses import dataclass
@@ -91,6 +92,8 @@ class Evaluation:
     colour_errors: int
     """Occupancy or colour wrong (empty / White / Black, man and king together)."""
     visible: dict[str, int] | None = None
+    by_band: list[dict[str, float]] | None = None
+    """Pieces binned by side band per disc (crop px): count, man/king and top errors."""
 
     @property
     def top_error_rate(self) -> float:
@@ -120,10 +123,14 @@ class Evaluation:
                 "man_king_error_rate": v["man_king_errors"] / max(v["pieces"], 1),
                 "tower_height_accuracy": 1 - v["tower_height_errors"] / max(v["towers"], 1),
             }
+        if self.by_band is not None:
+            out["pieces_by_band_px_per_disc"] = self.by_band
         return out
 
 
 _COLOUR = np.array([0, 1, 1, 2, 2])  # Top -> empty / White / Black
+BAND_BINS = (0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 1e9)
+"""Side band per disc (crop px) bins for the man/king error curve."""
 
 
 def evaluate(
@@ -166,6 +173,24 @@ def evaluate(
             "tower_height_errors": int((seen & towers & wrong_height).sum()),
             "hidden_pieces": int(((data.heights > 0) & ~seen).sum()),
         }
+    by_band = None
+    if data.band_px is not None:
+        per_disc = data.band_px / np.maximum(data.heights, 1)
+        pieces = data.heights > 0
+        by_band = []
+        for low, high in itertools.pairwise(BAND_BINS):
+            inside = pieces & (per_disc >= low) & (per_disc < high)
+            count = int(inside.sum())
+            by_band.append(
+                {
+                    "from_px": low,
+                    "to_px": high,
+                    "pieces": count,
+                    "man_king_error_rate": float((inside & wrong_top & ~wrong_colour).sum())
+                    / max(count, 1),
+                    "top_error_rate": float((inside & wrong_top).sum()) / max(count, 1),
+                }
+            )
     return Evaluation(
         squares=len(data),
         top_errors=int(wrong_top.sum()),
@@ -174,6 +199,7 @@ def evaluate(
         confusion=confusion.tolist(),
         colour_errors=int(wrong_colour.sum()),
         visible=visible,
+        by_band=by_band,
     )
 
 
