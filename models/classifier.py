@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 MODEL_DIR = Path(__file__).resolve().parent
 DEFAULT_MODEL = MODEL_DIR / "square_classifier.onnx"
 TRAIN_HINT = "python -m models.train (or damcam train)"
+NEAREST = True
+"""Adapt by nearest start square rather than class mean (fewer colour errors on the
+labelled photos: docs/models.md)."""
 KING_MARGIN = 1.0
 """Log-odds margin past the start frame's men before a piece of that set reads as a king."""
 
@@ -66,8 +69,9 @@ class SquarePrediction:
 class OnnxSquareClassifier:
     """Implements vision's ``SquareClassifier`` protocol: ``predict(crops) -> (N, 5)``.
 
-    ``prototypes`` (3, 64): empty, White, Black mean features set by :meth:`adapted` from
-    one start frame; they then decide the colour, the trained head only man or king.
+    ``prototypes`` (K, 64) with ``prototype_kinds`` (K,) (0 empty, 1 White, 2 Black):
+    features of one start frame's squares set by :meth:`adapted`; a square's colour is the
+    kind of its most similar prototype (cosine), the trained head says only man or king.
     """
 
     session: ort.InferenceSession
@@ -75,6 +79,7 @@ class OnnxSquareClassifier:
     crop_size: tuple[int, int]
     card: dict[str, Any]
     prototypes: np.ndarray | None = None
+    prototype_kinds: np.ndarray | None = None
     temperature: float = 10.0
     king_bias: float = 0.0
     """Subtracted from the trained head's king-vs-man log-odds: set by :meth:`adapted` so
@@ -138,12 +143,12 @@ class OnnxSquareClassifier:
             return SquarePrediction(np.zeros((0, len(Top))), np.zeros((0, 9)), np.zeros((0, 64)))
         top_logits, height_logits, features = self.session.run(None, {"crops": to_input(crops)})
         tops = softmax(top_logits)
-        if self.prototypes is not None:
-            tops = _split_kings(
-                softmax(self.temperature * _cosine(features, self.prototypes)),
-                tops,
-                self.king_bias,
+        if self.prototypes is not None and self.prototype_kinds is not None:
+            similarity = _cosine(features, self.prototypes)
+            best = np.stack(
+                [similarity[:, self.prototype_kinds == k].max(axis=1) for k in range(3)], axis=1
             )
+            tops = _split_kings(softmax(self.temperature * best), tops, self.king_bias)
         return SquarePrediction(tops, softmax(height_logits), features)
 
     def predict(self, crops: np.ndarray) -> np.ndarray:
@@ -158,17 +163,26 @@ class OnnxSquareClassifier:
         sigma = np.sqrt(np.maximum(probs @ levels**2 - mean**2, 0.0))
         return mean, sigma
 
-    def adapted(self, crops: np.ndarray, tops: np.ndarray) -> OnnxSquareClassifier:
-        """A copy that tells empty / White / Black by the nearest mean feature of ``crops``
-        labelled ``tops`` (one start-position frame, labels from the rules), so this set's
-        own colours decide which piece is White; man or king still comes from the trained
-        head, since no king stands on a start position."""
+    def adapted(
+        self, crops: np.ndarray, tops: np.ndarray, *, nearest: bool = NEAREST
+    ) -> OnnxSquareClassifier:
+        """A copy that tells empty / White / Black by the features of ``crops`` labelled
+        ``tops`` (one start-position frame, labels from the rules), so this set's own
+        colours decide which piece is White: the most similar single square (``nearest``:
+        lit and shadowed pieces of a colour stay apart) or the most similar class mean.
+        Man or king still comes from the trained head, shifted so that the frame's men
+        read as men (no king stands on a start position)."""
         features = self.run(crops).features
         groups = [Top.EMPTY, Top.WHITE_MAN, Top.BLACK_MAN]
         missing = [t.name for t in groups if not np.any(tops == t)]
         if missing:
             raise ValueError(f"adaptation crops hold no {', '.join(missing)}: use a start position")
-        protos = np.stack([features[tops == t].mean(axis=0) for t in groups])
+        kinds = np.select([tops == t for t in groups], [0, 1, 2], default=-1)
+        if nearest:
+            protos, proto_kinds = features[kinds >= 0], kinds[kinds >= 0]
+        else:
+            protos = np.stack([features[kinds == k].mean(axis=0) for k in range(3)])
+            proto_kinds = np.arange(3)
         # The trained head tells a king by a taller stack; a set of taller pieces than
         # synth's discs looks all kings to it. Its men on the start frame say how far to
         # shift: past the 90th percentile of their king log-odds, with a margin.
@@ -180,7 +194,14 @@ class OnnxSquareClassifier:
         )
         bias = max(0.0, float(np.percentile(odds, 90)) + KING_MARGIN)
         return OnnxSquareClassifier(
-            self.session, self.path, self.crop_size, self.card, protos, self.temperature, bias
+            self.session,
+            self.path,
+            self.crop_size,
+            self.card,
+            protos,
+            proto_kinds,
+            self.temperature,
+            bias,
         )
 
 
