@@ -44,16 +44,16 @@ class TrainConfig:
     """Everything that decides the shipped model; it is copied into the card."""
 
     source: Source = "synth"
-    train_count: int = 60_000
-    train_parts: int = 1
+    train_count: int = 128_000
+    train_parts: int = 32
     """The training set is cached in this many parts of ``train_count / train_parts`` crops
     (seeds ``seed, seed + 1, ...``), so renders can be made ahead, part by part."""
-    test_count: int = 10_000
+    test_count: int = 6_000
     size: int = 48
     window: WindowName = "context"
     """The crop window (:data:`models.dataset.WINDOWS`); "cell" only to compare."""
     seed: int = 7
-    minutes: float = 12.0
+    minutes: float = 60.0
     batch: int = 128
     learning_rate: float = 3e-3
     height_weight: float = 0.5

@@ -269,3 +269,15 @@ def test_live_vision_calibrates_and_reads_with_the_adapted_model() -> None:
     assert _colours(np.array(tops)) == _colours(
         np.array([Top.of(later[sq][0]) if sq in later else Top.EMPTY for sq in g.squares])
     )
+
+
+def test_bad_photo_labels_name_the_line(tmp_path: Path) -> None:
+    from models.labelled_photos import read_labels
+
+    bad = tmp_path / "labels.txt"
+    bad.write_text("photo img/x.jpg start\ncorners 1,2 3,4 5,6 7,8\n" + "........\n" * 8)
+    with pytest.raises(ValueError, match=r"labels\.txt:1: expected 'photo PATH session"):
+        read_labels(bad)
+    bad.write_text("photo img/x.jpg session s\ncorners 1,2 3,4 5,6 7,8\n" + "....x...\n" * 8)
+    with pytest.raises(ValueError, match=r"img/x\.jpg needs 8 rows of 8"):
+        read_labels(bad)
