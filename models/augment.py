@@ -83,7 +83,9 @@ def _glare(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
 
 def augment(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     """One random augmentation of a uint8 RGB crop (same shape out)."""
-    out = img
+    # A mirror image left to right is as real as the crop; upside down is not (the
+    # displaced top of a stack lies up in the crop).
+    out = np.ascontiguousarray(img[:, ::-1]) if rng.random() < 0.5 else img
     if rng.random() < 0.7:
         out = _shift(rng, out)
     if rng.random() < 0.8:

@@ -18,12 +18,18 @@ import numpy as np
 import onnxruntime as ort
 
 from rules.observation import Top
+from vision.rectify import CELL, CropWindow
 
 log = logging.getLogger(__name__)
 
 MODEL_DIR = Path(__file__).resolve().parent
 DEFAULT_MODEL = MODEL_DIR / "square_classifier.onnx"
 TRAIN_HINT = "python -m models.train (or damcam train)"
+NEAREST = True
+"""Adapt by nearest start square rather than class mean (fewer colour errors on the
+labelled photos: docs/models.md)."""
+KING_MARGIN = 1.0
+"""Log-odds margin past the start frame's men before a piece of that set reads as a king."""
 
 
 class ModelFileError(ValueError):
@@ -63,8 +69,9 @@ class SquarePrediction:
 class OnnxSquareClassifier:
     """Implements vision's ``SquareClassifier`` protocol: ``predict(crops) -> (N, 5)``.
 
-    ``prototypes`` (3, 64): empty, White, Black mean features set by :meth:`adapted` from
-    one start frame; they then decide the colour, the trained head only man or king.
+    ``prototypes`` (K, 64) with ``prototype_kinds`` (K,) (0 empty, 1 White, 2 Black):
+    features of one start frame's squares set by :meth:`adapted`; a square's colour is the
+    kind of its most similar prototype (cosine), the trained head says only man or king.
     """
 
     session: ort.InferenceSession
@@ -72,7 +79,11 @@ class OnnxSquareClassifier:
     crop_size: tuple[int, int]
     card: dict[str, Any]
     prototypes: np.ndarray | None = None
+    prototype_kinds: np.ndarray | None = None
     temperature: float = 10.0
+    king_bias: float = 0.0
+    """Subtracted from the trained head's king-vs-man log-odds: set by :meth:`adapted` so
+    that this set's men (all men on a start position) read as men."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> OnnxSquareClassifier:
@@ -110,6 +121,13 @@ class OnnxSquareClassifier:
             ) from exc
         return cls(session, path, (height, width), card)
 
+    @property
+    def window(self) -> CropWindow:
+        """The crop window the model was trained on (the card's ``crop_window``; cards
+        from before it had one were trained on the plain cell)."""
+        spec = self.card.get("crop_window")
+        return CELL if spec is None else CropWindow(**spec)
+
     def run(self, crops: np.ndarray) -> SquarePrediction:
         """All outputs for ``crops (N, H, W, 3)`` uint8 BGR, in one batch.
 
@@ -125,10 +143,12 @@ class OnnxSquareClassifier:
             return SquarePrediction(np.zeros((0, len(Top))), np.zeros((0, 9)), np.zeros((0, 64)))
         top_logits, height_logits, features = self.session.run(None, {"crops": to_input(crops)})
         tops = softmax(top_logits)
-        if self.prototypes is not None:
-            tops = _split_kings(
-                softmax(self.temperature * _cosine(features, self.prototypes)), tops
+        if self.prototypes is not None and self.prototype_kinds is not None:
+            similarity = _cosine(features, self.prototypes)
+            best = np.stack(
+                [similarity[:, self.prototype_kinds == k].max(axis=1) for k in range(3)], axis=1
             )
+            tops = _split_kings(softmax(self.temperature * best), tops, self.king_bias)
         return SquarePrediction(tops, softmax(height_logits), features)
 
     def predict(self, crops: np.ndarray) -> np.ndarray:
@@ -143,32 +163,61 @@ class OnnxSquareClassifier:
         sigma = np.sqrt(np.maximum(probs @ levels**2 - mean**2, 0.0))
         return mean, sigma
 
-    def adapted(self, crops: np.ndarray, tops: np.ndarray) -> OnnxSquareClassifier:
-        """A copy that tells empty / White / Black by the nearest mean feature of ``crops``
-        labelled ``tops`` (one start-position frame, labels from the rules), so this set's
-        own colours decide which piece is White; man or king still comes from the trained
-        head, since no king stands on a start position."""
+    def adapted(
+        self, crops: np.ndarray, tops: np.ndarray, *, nearest: bool = NEAREST
+    ) -> OnnxSquareClassifier:
+        """A copy that tells empty / White / Black by the features of ``crops`` labelled
+        ``tops`` (one start-position frame, labels from the rules), so this set's own
+        colours decide which piece is White: the most similar single square (``nearest``:
+        lit and shadowed pieces of a colour stay apart) or the most similar class mean.
+        Man or king still comes from the trained head, shifted so that the frame's men
+        read as men (no king stands on a start position)."""
         features = self.run(crops).features
         groups = [Top.EMPTY, Top.WHITE_MAN, Top.BLACK_MAN]
         missing = [t.name for t in groups if not np.any(tops == t)]
         if missing:
             raise ValueError(f"adaptation crops hold no {', '.join(missing)}: use a start position")
-        protos = np.stack([features[tops == t].mean(axis=0) for t in groups])
+        kinds = np.select([tops == t for t in groups], [0, 1, 2], default=-1)
+        if nearest:
+            protos, proto_kinds = features[kinds >= 0], kinds[kinds >= 0]
+        else:
+            protos = np.stack([features[kinds == k].mean(axis=0) for k in range(3)])
+            proto_kinds = np.arange(3)
+        # The trained head tells a king by a taller stack; a set of taller pieces than
+        # synth's discs looks all kings to it. Its men on the start frame say how far to
+        # shift: past the 90th percentile of their king log-odds, with a margin.
+        men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
+        trained = self.run(crops[men]).tops
+        colour_king = np.where(tops[men] == Top.WHITE_MAN, Top.WHITE_KING, Top.BLACK_KING)
+        odds = np.log(trained[np.arange(len(colour_king)), colour_king] + 1e-9) - np.log(
+            trained[np.arange(len(colour_king)), tops[men]] + 1e-9
+        )
+        bias = max(0.0, float(np.percentile(odds, 90)) + KING_MARGIN)
         return OnnxSquareClassifier(
-            self.session, self.path, self.crop_size, self.card, protos, self.temperature
+            self.session,
+            self.path,
+            self.crop_size,
+            self.card,
+            protos,
+            proto_kinds,
+            self.temperature,
+            bias,
         )
 
 
-def _split_kings(colour: np.ndarray, trained: np.ndarray) -> np.ndarray:
+def _split_kings(colour: np.ndarray, trained: np.ndarray, king_bias: float) -> np.ndarray:
     """(N, 3) empty/White/Black probabilities and the trained (N, 5) ones -> (N, 5): each
-    colour's mass is split into man and king as the trained head splits it."""
+    colour's mass is split into man and king as the trained head splits it, its king
+    log-odds lowered by ``king_bias``."""
     eps = 1e-9
-    white_king = trained[:, Top.WHITE_KING] / (
-        trained[:, [Top.WHITE_MAN, Top.WHITE_KING]].sum(1) + eps
-    )
-    black_king = trained[:, Top.BLACK_KING] / (
-        trained[:, [Top.BLACK_MAN, Top.BLACK_KING]].sum(1) + eps
-    )
+
+    def king_share(man: Top, king: Top) -> np.ndarray:
+        odds = np.log(trained[:, king] + eps) - np.log(trained[:, man] + eps) - king_bias
+        share: np.ndarray = 1.0 / (1.0 + np.exp(-odds))
+        return share
+
+    white_king = king_share(Top.WHITE_MAN, Top.WHITE_KING)
+    black_king = king_share(Top.BLACK_MAN, Top.BLACK_KING)
     out = np.empty_like(trained)
     out[:, Top.EMPTY] = colour[:, 0]
     out[:, Top.WHITE_MAN] = colour[:, 1] * (1 - white_king)

@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 
 from models.procedural import procedural_set
+from vision.rectify import CELL, CONTEXT, CropWindow
 
 Source = Literal["synth", "procedural"]
 
@@ -25,14 +26,42 @@ DEFAULT_CACHE = Path("out/models-cache")
 """Where built sets are cached (gitignored ``out/``)."""
 
 
+WindowName = Literal["context", "cell"]
+
+WINDOWS: dict[str, CropWindow] = {"context": CONTEXT, "cell": CELL}
+"""Crop windows by name: the model's context window, or the plain cell (for comparison)."""
+
+
+def window_name(window: CropWindow) -> WindowName:
+    """The name of a model's crop window in :data:`WINDOWS`."""
+    for name, known in WINDOWS.items():
+        if known == window:
+            return name  # type: ignore[return-value]
+    raise ValueError(f"crop window {window} is none of {sorted(WINDOWS)}")
+
+
+def window_px_per_square(size: int, window: CropWindow = CONTEXT) -> float:
+    """Crop pixels per square side in a ``size`` crop of the model's window."""
+    return size / (1.0 + window.left + window.right)
+
+
+def top_limit_px(size: int, window: CropWindow = CONTEXT) -> float:
+    """How far above its base (crop pixels) a stack's top centre may lie and stay in the
+    crop: half the cell plus the window's far margin."""
+    return (0.5 + window.top) * window_px_per_square(size, window)
+
+
 @dataclass(frozen=True)
 class SquareSet:
     """``crops (N, H, W, 3)`` uint8 BGR, ``tops (N,)`` :class:`rules.observation.Top`
-    values, ``heights (N,)`` disc counts (0 on an empty square)."""
+    values, ``heights (N,)`` disc counts (0 on an empty square); ``band_px (N,)``, where
+    known (renders), how far the stack's top centre lies from its base centre in crop
+    pixels: the height of the side band the camera sees (0 on an empty square)."""
 
     crops: np.ndarray
     tops: np.ndarray
     heights: np.ndarray
+    band_px: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.tops)
@@ -40,46 +69,64 @@ class SquareSet:
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, crops=self.crops, tops=self.tops, heights=self.heights)
+        band = np.zeros(0, np.float32) if self.band_px is None else self.band_px
+        np.savez_compressed(
+            tmp, crops=self.crops, tops=self.tops, heights=self.heights, band_px=band
+        )
         tmp.replace(path)
 
     @classmethod
     def load(cls, path: Path) -> SquareSet:
         with np.load(path) as data:
-            return cls(data["crops"], data["tops"], data["heights"])
+            # An empty band_px: a set with no side-band truth (procedural crops)
+            band = data["band_px"] if "band_px" in data.files else None
+            band = band if band is not None and len(band) == len(data["tops"]) else None
+            return cls(data["crops"], data["tops"], data["heights"], band)
 
     @classmethod
     def concat(cls, parts: list[SquareSet]) -> SquareSet:
+        bands = [p.band_px for p in parts]
         return cls(
             np.concatenate([p.crops for p in parts]),
             np.concatenate([p.tops for p in parts]),
             np.concatenate([p.heights for p in parts]),
+            None if any(b is None for b in bands) else np.concatenate(bands),  # type: ignore[arg-type]
         )
 
     def subset(self, index: np.ndarray) -> SquareSet:
-        return SquareSet(self.crops[index], self.tops[index], self.heights[index])
+        band = None if self.band_px is None else self.band_px[index]
+        return SquareSet(self.crops[index], self.tops[index], self.heights[index], band)
 
 
-def build_set(source: Source, count: int, *, seed: int, size: int) -> SquareSet:
+def build_set(
+    source: Source, count: int, *, seed: int, size: int, window: WindowName = "context"
+) -> SquareSet:
     """About ``count`` labelled crops from ``source`` (synth gives whole boards, so it
     may overshoot by one board)."""
     if source == "procedural":
         return SquareSet(*procedural_set(count, seed=seed, size=size))
     from models.synth_source import synth_set  # needs synth's GL renderer
 
-    built: SquareSet = synth_set(count, seed=seed, size=size)
+    built: SquareSet = synth_set(count, seed=seed, size=size, window=WINDOWS[window])
     return built
 
 
 def cached_set(
-    source: Source, count: int, *, seed: int, size: int, cache: Path = DEFAULT_CACHE
+    source: Source,
+    count: int,
+    *,
+    seed: int,
+    size: int,
+    cache: Path = DEFAULT_CACHE,
+    window: WindowName = "context",
 ) -> SquareSet:
     """:func:`build_set`, read from or written to ``cache``."""
-    path = cache / f"{source}-n{count}-s{seed}-{size}px.npz"
+    tag = "ctx" if window == "context" else window  # sets from before windows are stale
+    path = cache / f"{source}-n{count}-s{seed}-{size}px-{tag}.npz"
     if path.exists():
         log.info("reading cached set %s", path)
         return SquareSet.load(path)
-    data = build_set(source, count, seed=seed, size=size)
+    data = build_set(source, count, seed=seed, size=size, window=window)
     data.save(path)
     log.info("wrote %d crops to %s", len(data), path)
     return data

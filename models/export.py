@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from dataclasses import dataclass
@@ -71,15 +72,28 @@ def quantise(fp32: Path, int8: Path, calibration_crops: np.ndarray) -> None:
     prepared.unlink(missing_ok=True)
 
 
+MIN_BAND_PX_PER_DISC = 2.0
+"""A disc's side band is *visible* when the camera sees it at least this many crop pixels
+tall: two pixels survive blur, JPEG and a pixel of misregistration, so a king (two
+discs, a band of 4+ px) differs from a man (2+ px) by at least two pixels. Nearer the
+camera's nadir a king seen from above is a man, and no crop can tell them apart."""
+
+
 @dataclass(frozen=True)
 class Evaluation:
-    """Held-out figures: per-square top error, height accuracy on stacks of 2+ discs."""
+    """Held-out figures: per-square top error, height accuracy on stacks of 2+ discs;
+    with side-band truth (renders) the same split by whether the band is visible."""
 
     squares: int
     top_errors: int
     towers: int
     tower_height_errors: int
     confusion: list[list[int]]
+    colour_errors: int
+    """Occupancy or colour wrong (empty / White / Black, man and king together)."""
+    visible: dict[str, int] | None = None
+    by_band: list[dict[str, float]] | None = None
+    """Pieces binned by side band per disc (crop px): count, man/king and top errors."""
 
     @property
     def top_error_rate(self) -> float:
@@ -90,17 +104,43 @@ class Evaluation:
         return 1.0 - self.tower_height_errors / max(self.towers, 1)
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "squares": self.squares,
             "top_errors": self.top_errors,
             "top_error_rate": self.top_error_rate,
+            "colour_errors": self.colour_errors,
+            "colour_error_rate": self.colour_errors / max(self.squares, 1),
             "towers": self.towers,
             "tower_height_accuracy": self.tower_height_accuracy,
             "confusion_true_by_predicted": self.confusion,
         }
+        if self.visible is not None:
+            v = self.visible
+            out["band_visible"] = {
+                "rule": f"side band >= {MIN_BAND_PX_PER_DISC} crop px per disc, top in the crop",
+                **v,
+                "top_error_rate": v["top_errors"] / max(v["squares"], 1),
+                "man_king_error_rate": v["man_king_errors"] / max(v["pieces"], 1),
+                "tower_height_accuracy": 1 - v["tower_height_errors"] / max(v["towers"], 1),
+            }
+        if self.by_band is not None:
+            out["pieces_by_band_px_per_disc"] = self.by_band
+        return out
 
 
-def evaluate(classifier: OnnxSquareClassifier, data: SquareSet, batch: int = 256) -> Evaluation:
+_COLOUR = np.array([0, 1, 1, 2, 2])  # Top -> empty / White / Black
+BAND_BINS = (0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 1e9)
+"""Side band per disc (crop px) bins for the man/king error curve."""
+
+
+def evaluate(
+    classifier: OnnxSquareClassifier,
+    data: SquareSet,
+    batch: int = 256,
+    top_limit_px: float | None = None,
+) -> Evaluation:
+    """Figures on ``data``; ``top_limit_px``: how far above the base a stack's top may
+    lie and still be in the crop (the window's far margin), for the visible split."""
     tops: list[np.ndarray] = []
     heights: list[np.ndarray] = []
     for i in range(0, len(data), batch):
@@ -113,12 +153,53 @@ def evaluate(classifier: OnnxSquareClassifier, data: SquareSet, batch: int = 256
     confusion = np.zeros((n, n), np.int64)
     np.add.at(confusion, (data.tops, top_pred), 1)
     towers = data.heights >= 2
+    wrong_top = top_pred != data.tops
+    wrong_colour = _COLOUR[top_pred] != _COLOUR[data.tops]
+    wrong_height = height_pred != data.heights
+    visible = None
+    if data.band_px is not None:
+        per_disc = data.band_px / np.maximum(data.heights, 1)
+        limit = np.inf if top_limit_px is None else top_limit_px
+        seen = (per_disc >= MIN_BAND_PX_PER_DISC) & (data.band_px <= limit)
+        pieces = seen & (data.heights > 0)
+        # An empty square or a visible band: squares a crop can in principle read whole.
+        readable = (data.heights == 0) | seen
+        visible = {
+            "squares": int(readable.sum()),
+            "top_errors": int((wrong_top & readable).sum()),
+            "pieces": int(pieces.sum()),
+            "man_king_errors": int((pieces & wrong_top & ~wrong_colour).sum()),
+            "towers": int((seen & towers).sum()),
+            "tower_height_errors": int((seen & towers & wrong_height).sum()),
+            "hidden_pieces": int(((data.heights > 0) & ~seen).sum()),
+        }
+    by_band = None
+    if data.band_px is not None:
+        per_disc = data.band_px / np.maximum(data.heights, 1)
+        pieces = data.heights > 0
+        by_band = []
+        for low, high in itertools.pairwise(BAND_BINS):
+            inside = pieces & (per_disc >= low) & (per_disc < high)
+            count = int(inside.sum())
+            by_band.append(
+                {
+                    "from_px": low,
+                    "to_px": high,
+                    "pieces": count,
+                    "man_king_error_rate": float((inside & wrong_top & ~wrong_colour).sum())
+                    / max(count, 1),
+                    "top_error_rate": float((inside & wrong_top).sum()) / max(count, 1),
+                }
+            )
     return Evaluation(
         squares=len(data),
-        top_errors=int((top_pred != data.tops).sum()),
+        top_errors=int(wrong_top.sum()),
         towers=int(towers.sum()),
-        tower_height_errors=int((height_pred[towers] != data.heights[towers]).sum()),
+        tower_height_errors=int((wrong_height & towers).sum()),
         confusion=confusion.tolist(),
+        colour_errors=int(wrong_colour.sum()),
+        visible=visible,
+        by_band=by_band,
     )
 
 

@@ -14,7 +14,7 @@ import logging
 import cv2
 import numpy as np
 
-from models.dataset import SquareSet
+from models.dataset import SquareSet, window_px_per_square
 from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
@@ -22,7 +22,7 @@ from rules.variants import Variant
 from synth.render import Renderer
 from synth.scene import Style
 from vision.locate import BoardLocation
-from vision.rectify import square_crops
+from vision.rectify import CropWindow, square_crops
 
 log = logging.getLogger(__name__)
 
@@ -66,38 +66,45 @@ def location_from_truth(truth: dict[str, object], size: int) -> BoardLocation:
 
 
 def board_crops(
-    renderer: Renderer, rng: np.random.Generator, seed: int, size: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Render one random board; its crops, tops and disc counts in Square order."""
+    renderer: Renderer, rng: np.random.Generator, seed: int, size: int, window: CropWindow
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Render one random board; its crops, tops, disc counts and side-band heights in
+    crop pixels (:attr:`models.dataset.SquareSet.band_px`), in Square order."""
     variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
     position = random_position(rng, variant)
     rendered = renderer.render(position, Style.random(seed, variant))
     geometry = variant.geometry
     location = location_from_truth(rendered.truth, variant.size)
-    crops = square_crops(rendered.image, location, geometry, crop_px=size)
+    crops = square_crops(rendered.image, location, geometry, crop_px=size, window=window)
     occlusion: dict[str, float] = rendered.truth["occlusion"]
     squares: dict[str, str] = rendered.truth["squares"]
     tops = np.empty(len(crops), np.int64)
     heights = np.empty(len(crops), np.int64)
+    bands = np.zeros(len(crops), np.float32)
     keep = np.ones(len(crops), bool)
+    centres: dict[str, list[float]] = rendered.truth["centres"]
+    top_px: dict[str, list[float]] = rendered.truth["tops"]
     for i, sq in enumerate(geometry.squares):
         name = geometry.name(sq)
         stack = parse_stack(squares[name]) if squares[name] else ()
         tops[i] = Top.of(stack[0] if stack else None)
         heights[i] = min(disc_count(stack, variant.towers), TOWER_LIMIT)
         keep[i] = occlusion.get(name, 0.0) < 0.3  # a hidden square carries no label
-    return crops[keep], tops[keep], heights[keep]
+        # The top's pixel seen on the board plane (where the crop samples) vs the base's.
+        base, top = location.to_board(np.array([centres[name], top_px[name]], np.float64))
+        bands[i] = float(np.linalg.norm(top - base)) * window_px_per_square(size, window)
+    return crops[keep], tops[keep], heights[keep], bands[keep]
 
 
-def synth_set(count: int, *, seed: int, size: int) -> SquareSet:
+def synth_set(count: int, *, seed: int, size: int, window: CropWindow) -> SquareSet:
     """At least ``count`` labelled crops from boards rendered with seeds from ``seed``."""
     rng = np.random.default_rng(seed)
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     total = 0
     board = 0
     with Renderer() as renderer:  # one GL context for the whole set
         while total < count:
-            part = board_crops(renderer, rng, seed * 100_000 + board, size)
+            part = board_crops(renderer, rng, seed * 100_000 + board, size, window)
             parts.append(part)
             total += len(part[0])
             board += 1
@@ -107,4 +114,5 @@ def synth_set(count: int, *, seed: int, size: int) -> SquareSet:
         np.concatenate([p[0] for p in parts]),
         np.concatenate([p[1] for p in parts]),
         np.concatenate([p[2] for p in parts]),
+        np.concatenate([p[3] for p in parts]),
     )

@@ -22,8 +22,17 @@ from torch import nn
 
 from models.augment import augment_batch
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier, card_path, to_input
-from models.dataset import DEFAULT_CACHE, Source, SquareSet, cached_set
+from models.dataset import (
+    DEFAULT_CACHE,
+    WINDOWS,
+    Source,
+    SquareSet,
+    WindowName,
+    cached_set,
+    top_limit_px,
+)
 from models.export import evaluate, export_onnx, latency_ms, quantise
+from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
 from models.net import HEIGHT_CLASSES, SquareNet, parameter_count
 from rules.observation import Top
 
@@ -35,14 +44,16 @@ class TrainConfig:
     """Everything that decides the shipped model; it is copied into the card."""
 
     source: Source = "synth"
-    train_count: int = 60_000
-    train_parts: int = 1
+    train_count: int = 128_000
+    train_parts: int = 32
     """The training set is cached in this many parts of ``train_count / train_parts`` crops
     (seeds ``seed, seed + 1, ...``), so renders can be made ahead, part by part."""
-    test_count: int = 10_000
+    test_count: int = 6_000
     size: int = 48
+    window: WindowName = "context"
+    """The crop window (:data:`models.dataset.WINDOWS`); "cell" only to compare."""
     seed: int = 7
-    minutes: float = 12.0
+    minutes: float = 60.0
     batch: int = 128
     learning_rate: float = 3e-3
     height_weight: float = 0.5
@@ -60,6 +71,13 @@ def _batches(rng: np.random.Generator, n: int, batch: int) -> list[np.ndarray]:
     return [order[i : i + batch] for i in range(0, n - batch + 1, batch)]
 
 
+def _schedule(progress: float, warm: float = 0.03) -> float:
+    """Learning-rate factor at ``progress`` (0..1) through the budget."""
+    if progress < warm:
+        return progress / warm
+    return 0.5 * (1 + float(np.cos(np.pi * min((progress - warm) / (1 - warm), 1.0))))
+
+
 def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str, float]]:
     """Train until the time budget runs out (one-cycle schedule over the estimated steps)."""
     torch.manual_seed(config.seed)
@@ -71,9 +89,11 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     top_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
     height_loss = nn.CrossEntropyLoss()
     budget_s = config.minutes * 60
+    checkpoint = config.cache / f"{config.out.stem}.pt"
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
+    saved_at = start
     step = 0
-    steps_estimate: int | None = None
     lr = config.learning_rate
     epoch = 0
     loss_value = float("nan")
@@ -81,24 +101,18 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
         epoch += 1
         net.train()
         for index in _batches(rng, len(data), config.batch):
-            elapsed = time.monotonic() - start
+            now = time.monotonic()
+            elapsed = now - start
             if elapsed >= budget_s:
                 break
-            if step == 20:  # time the first steps, then fix the schedule's length
-                steps_estimate = max(int(budget_s / (elapsed / step)), 40)
-            if steps_estimate is not None:
-                progress = min(step / steps_estimate, 1.0)
-                warm = 0.05
-                if progress < warm:
-                    lr = config.learning_rate * progress / warm
-                else:
-                    lr = (
-                        config.learning_rate
-                        * 0.5
-                        * (1 + np.cos(np.pi * (progress - warm) / (1 - warm)))
-                    )
-                for group in optimiser.param_groups:
-                    group["lr"] = lr
+            # Warm-up then cosine, both in wall-clock time: the budget, not a step count
+            # guessed from the first steps, decides the schedule on a shared machine.
+            lr = config.learning_rate * _schedule(elapsed / budget_s)
+            for group in optimiser.param_groups:
+                group["lr"] = lr
+            if now - saved_at > 300:  # a cut-short run still leaves its latest weights
+                torch.save(net.state_dict(), checkpoint)
+                saved_at = now
             crops = augment_batch(rng, data.crops[index])
             x = torch.from_numpy(to_input(crops))
             tops = torch.from_numpy(data.tops[index])
@@ -133,6 +147,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                 seed=config.seed + k,
                 size=config.size,
                 cache=config.cache,
+                window=config.window,
             )
             for k in range(config.train_parts)
         ]
@@ -143,11 +158,11 @@ def run(config: TrainConfig) -> dict[str, object]:
         seed=config.seed + 1000,
         size=config.size,
         cache=config.cache,
+        window=config.window,
     )
     data_s = time.monotonic() - started
     net, train_stats = train_net(config, train)
     checkpoint = config.cache / f"{config.out.stem}.pt"
-    checkpoint.parent.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), checkpoint)  # for --init: continue this run later
     fp32_path = config.out.with_suffix(".fp32.onnx")
     export_onnx(net, fp32_path, config.size)
@@ -156,7 +171,9 @@ def run(config: TrainConfig) -> dict[str, object]:
         "classes": [t.name for t in Top],
         "height_classes": "0..8 discs (0 = empty square, 8 = eight or more)",
         "input_size": [config.size, config.size],
-        "input": "crops (N, 3, H, W) float32 BGR from vision.rectify.square_crops, x / 127.5 - 1",
+        "input": "crops (N, 3, H, W) float32 BGR from vision.rectify.square_crops with "
+        "window=crop_window, x / 127.5 - 1",
+        "crop_window": WINDOWS[config.window].as_dict(),
         "normalisation": {"scale": 1 / 127.5, "offset": -1.0, "channel_order": "BGR"},
         "outputs": ["top_logits (N, 5)", "height_logits (N, 9)", "features (N, 64)"],
         "colour": "the lighter piece colour is WHITE; per-set calibration may say otherwise",
@@ -164,12 +181,13 @@ def run(config: TrainConfig) -> dict[str, object]:
     }
     card_path(fp32_path).write_text(json.dumps(card))
     fp32 = OnnxSquareClassifier.load(fp32_path)
-    fp32_eval = evaluate(fp32, test)
+    top_limit = top_limit_px(config.size, WINDOWS[config.window])
+    fp32_eval = evaluate(fp32, test, top_limit_px=top_limit)
     int8_path = config.out.with_suffix(".int8.onnx")
     quantise(fp32_path, int8_path, train.crops[:: max(len(train) // 1000, 1)])
     card_path(int8_path).write_text(json.dumps(card))
     int8 = OnnxSquareClassifier.load(int8_path)
-    int8_eval = evaluate(int8, test)
+    int8_eval = evaluate(int8, test, top_limit_px=top_limit)
     use_int8 = int8_eval.top_error_rate <= fp32_eval.top_error_rate + config.int8_tolerance
     chosen_path, chosen_eval = (int8_path, int8_eval) if use_int8 else (fp32_path, fp32_eval)
     chosen_path.replace(config.out)
@@ -217,6 +235,11 @@ def run(config: TrainConfig) -> dict[str, object]:
             "torch": torch.__version__,
         }
     )
+    if config.source == "synth" and (SHARED_DATA / PHOTOS).is_dir():
+        card["real_photos"] = {
+            "photos": f"{PHOTOS}, labels in tests/fixtures/damas_photos.txt",
+            **photo_figures(shipped, SHARED_DATA),
+        }
     card_path(config.out).write_text(json.dumps(card, indent=1) + "\n")
     return card
 
@@ -230,6 +253,7 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
     parser.add_argument("--test-count", type=int, default=defaults.test_count)
     parser.add_argument("--size", type=int, default=defaults.size)
     parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--window", choices=sorted(WINDOWS), default=defaults.window)
     parser.add_argument("--minutes", type=float, default=defaults.minutes)
     parser.add_argument("--threads", type=int, default=defaults.threads)
     parser.add_argument("--out", type=Path, default=defaults.out)
@@ -238,7 +262,7 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
     ns = parser.parse_args(argv)
     return TrainConfig(
         source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
-        test_count=ns.test_count, size=ns.size, seed=ns.seed, minutes=ns.minutes,
+        test_count=ns.test_count, size=ns.size, window=ns.window, seed=ns.seed, minutes=ns.minutes,
         threads=ns.threads, out=ns.out, cache=ns.cache, init=ns.init,
     )  # fmt: skip
 

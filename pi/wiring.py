@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import logging
 
-from calibration.table import CalibrationError, TableCalibration, calibrate_start_position
+import numpy as np
+
+from calibration.table import (
+    CalibrationError,
+    TableCalibration,
+    calibrate_start_position,
+    start_tops,
+)
+from models.classifier import ModelFileError, OnnxSquareClassifier
 from pi.capture import Frame, FrameSource, open_source
 from pi.config import Settings
 from pi.pipeline import LivePipeline, Recognizer
@@ -12,8 +20,11 @@ from pi.recording import RecorderAdapter
 from pi.tables import TableService
 from rules import Variant, find_variant
 from rules.observation import Observation
-from vision.observe import Observer, ObserverConfig
+from vision.classifier import SquareClassifier
+from vision.locate import BoardNotFound, Image
+from vision.observe import Observer, ObserverConfig, locate
 from vision.prototype import PrototypeClassifier
+from vision.rectify import square_crops
 
 log = logging.getLogger(__name__)
 
@@ -42,9 +53,48 @@ def vision_recognizer(settings: Settings) -> Recognizer:
     return CalibratingRecognizer(variant, None)
 
 
-def _observer(variant: Variant, table: TableCalibration) -> Observer:
-    classifier = PrototypeClassifier(table.prototypes())
-    return Observer(ObserverConfig(), variant, table.registration(), classifier)
+def _observer(
+    variant: Variant, table: TableCalibration, start_frame: Image | None = None
+) -> Observer:
+    """Vision with this table's calibration. Given the start-position frame the table was
+    calibrated from, the square classifier model adapted to this set from that frame (it
+    reads renders and the labelled photos better than the colour prototypes, and tells
+    kings: docs/models.md); from a calibration file alone (colours only), or without a
+    model file, the colour prototypes."""
+    config = ObserverConfig()
+    classifier: SquareClassifier = PrototypeClassifier(table.prototypes())
+    if start_frame is not None:
+        adapted = _adapted_model(start_frame, variant, table, config)
+        if adapted is not None:
+            classifier = adapted
+    return Observer(config, variant, table.registration(), classifier)
+
+
+def _adapted_model(
+    frame: Image, variant: Variant, table: TableCalibration, config: ObserverConfig
+) -> OnnxSquareClassifier | None:
+    """The shipped model adapted from a start-position frame, or None (logged) where the
+    model file is missing or the board is not found again in that frame."""
+    try:
+        model = OnnxSquareClassifier.load()
+    except ModelFileError as exc:
+        log.warning("reading with the colour prototypes: %s", exc)
+        return None
+    found = locate(frame, variant.size, config.markers)
+    if isinstance(found, BoardNotFound):
+        log.warning("reading with the colour prototypes: %s", found.reason)
+        return None
+    registration = table.registration()
+    crops = square_crops(
+        frame,
+        found,
+        variant.geometry,
+        crop_px=model.crop_size[0],
+        turns=registration.turns,
+        camera=registration.camera,
+        window=model.window,
+    )
+    return model.adapted(crops, np.array(start_tops(variant), np.int64))
 
 
 class CalibratingRecognizer:
@@ -74,7 +124,7 @@ class CalibratingRecognizer:
                 self.waiting_reason = str(exc)
                 return Observation(frame.time, (), board_found=False, frame_index=frame.index)
             log.info("table calibrated from frame %d (%s)", frame.index, table.method)
-            self.observer = _observer(self.variant, table)
+            self.observer = _observer(self.variant, table, frame.image)
         return self.observer.observe(frame.image, frame.time)
 
 

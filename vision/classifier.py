@@ -8,6 +8,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from vision.rectify import CELL, CropWindow
+
 
 class SquareClassifier(Protocol):
     """Reads the top of each square from its crop (:func:`vision.rectify.square_crops`)."""
@@ -16,3 +18,10 @@ class SquareClassifier(Protocol):
         """(S, crop, crop, 3) uint8 BGR crops -> (S, 5) probabilities over
         :class:`rules.observation.Top`, each row summing to 1."""
         ...
+
+
+def crop_window(classifier: SquareClassifier) -> CropWindow:
+    """The crop a classifier reads: its ``window`` attribute where it has one (the ONNX
+    model says which it was trained on), else the plain cell."""
+    window = getattr(classifier, "window", CELL)
+    return window if isinstance(window, CropWindow) else CELL

@@ -16,7 +16,7 @@ from rules.observation import Observation, SquareReading
 from rules.variants import Variant
 from vision.board_spec import MarkerBoardSpec
 from vision.camera import Intrinsics, Undistorter, estimate_camera
-from vision.classifier import SquareClassifier
+from vision.classifier import SquareClassifier, crop_window
 from vision.locate import (
     BoardLocation,
     BoardNotFound,
@@ -128,6 +128,7 @@ class Observer:
             turns=turns,
             stack_height=self.config.stack_height,
             camera=camera,
+            window=crop_window(self.classifier),
         )
         probs = self.classifier.predict(crops)
         geometry = self.variant.geometry

@@ -11,12 +11,12 @@ from rules.observation import Top
 from rules.pieces import Stack
 from rules.position import Position
 from rules.variants import Color, Variant
-from vision.classifier import SquareClassifier
+from vision.classifier import SquareClassifier, crop_window
 from vision.locate import BoardLocation, BoardNotFound, Image
 from vision.observe import ObserverConfig, Registration, locate
 from vision.orient import bottom_facing_turn, checker_contrast, parity_turns
 from vision.prototype import ColourPrototypes, PrototypeClassifier
-from vision.rectify import square_crops, white_view_to_image
+from vision.rectify import CELL, square_crops, white_view_to_image
 
 #: Below this probability for the best colour (man and king together) a square reads '?'.
 MIN_CONFIDENCE = 0.6
@@ -66,6 +66,11 @@ def read_image(
     if classifier is None:
         prototypes = prototypes or ColourPrototypes.cluster(crops)
     if classifier is not None:
+        window = crop_window(classifier)
+        if window != CELL:  # the model reads its own window, the prototypes the plain cell
+            crops = square_crops(
+                image, found, geometry, crop_px=config.crop_px, turns=turns, window=window
+            )
         probs = classifier.predict(crops)
     elif prototypes is None:
         probs = np.zeros((len(crops), len(Top)))

@@ -21,10 +21,13 @@ def train_command(
     source: Annotated[
         str, typer.Option("--source", help="Training data: synth renders or procedural crops.")
     ] = "synth",
-    train_count: Annotated[int, typer.Option("--train-count", min=100)] = 60_000,
-    test_count: Annotated[int, typer.Option("--test-count", min=100)] = 10_000,
+    train_count: Annotated[int, typer.Option("--train-count", min=100)] = 128_000,
+    train_parts: Annotated[
+        int, typer.Option("--train-parts", min=1, help="Cache the training set in parts.")
+    ] = 32,
+    test_count: Annotated[int, typer.Option("--test-count", min=100)] = 6_000,
     seed: Annotated[int, typer.Option("--seed")] = 7,
-    minutes: Annotated[float, typer.Option("--minutes", help="Training time budget.")] = 12.0,
+    minutes: Annotated[float, typer.Option("--minutes", help="Training time budget.")] = 60.0,
     threads: Annotated[int, typer.Option("--threads", min=1)] = 2,
     out: Annotated[Path | None, typer.Option("--out", help="ONNX file to write.")] = None,
 ) -> None:
@@ -41,6 +44,7 @@ def train_command(
     config = TrainConfig(
         source="synth" if source == "synth" else "procedural",
         train_count=train_count,
+        train_parts=train_parts,
         test_count=test_count,
         seed=seed,
         minutes=minutes,

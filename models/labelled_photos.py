@@ -1,0 +1,191 @@
+"""Real photos labelled by hand (``tests/fixtures/damas_photos.txt``): crops, truth, and
+how well a square classifier reads them, with and without per-set calibration.
+
+The labels give each photo's grid corners, so the figures measure the classifier alone,
+not the board locator. A photo is calibrated from a start-position photo of its own
+session (same camera and light), never from itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.classifier import OnnxSquareClassifier
+from rules import find_variant
+from rules.observation import Top
+from vision.locate import BoardLocation
+from vision.prototype import ColourPrototypes, PrototypeClassifier
+from vision.rectify import CELL, CropWindow, orientation_matrix, square_crops
+
+LABELS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "damas_photos.txt"
+PHOTOS = Path("photos/checkers-8x8-aruco-damas")
+"""The labelled photos' folder inside ``../shared/data``."""
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+"""``../shared/data`` beside the checkout (absent on CI: the figures are then skipped)."""
+
+SYMBOLS = {".": Top.EMPTY, "p": Top.WHITE_MAN, "P": Top.WHITE_KING,
+           "t": Top.BLACK_MAN, "T": Top.BLACK_KING}  # fmt: skip
+"""Label cells: purple is White (it stands on the camera's side in the start photos)."""
+
+GEOMETRY = find_variant("brazilian").geometry
+"""8x8 draughts; which colour of square is playable is found per photo from the labels."""
+
+
+@dataclass(frozen=True)
+class LabelledPhoto:
+    path: str
+    session: str
+    start: bool
+    corners: np.ndarray
+    """(4, 2) grid corners in the photo's pixels, board-plane order (0,0) (8,0) (8,8) (0,8)."""
+    rows: tuple[str, ...]
+    """8 rows of 8 cells in board-plane order (see :data:`SYMBOLS`)."""
+
+
+def read_labels(path: Path = LABELS) -> list[LabelledPhoto]:
+    """Parse the label file; raises ValueError naming the line that is wrong."""
+    photos: list[LabelledPhoto] = []
+    block: dict[str, object] = {}
+    rows: list[str] = []
+
+    def close() -> None:
+        if block:
+            if len(rows) != 8 or any(len(r) != 8 or set(r) - set(SYMBOLS) for r in rows):
+                raise ValueError(f"{path}: photo {block['path']} needs 8 rows of 8 of {SYMBOLS}")
+            photos.append(LabelledPhoto(rows=tuple(rows), **block))  # type: ignore[arg-type]
+
+    for number, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        words = line.split()
+        if words[0] == "photo":
+            close()
+            rows = []
+            if len(words) < 4 or words[2] != "session":
+                raise ValueError(f"{path}:{number}: expected 'photo PATH session NAME [start]'")
+            block = {"path": words[1], "session": words[3], "start": "start" in words[4:]}
+        elif words[0] == "corners":
+            corners = [[float(v) for v in w.split(",")] for w in words[1:]]
+            if len(corners) != 4 or any(len(c) != 2 for c in corners):
+                raise ValueError(f"{path}:{number}: expected four x,y corners")
+            block["corners"] = np.asarray(corners, np.float64)
+        else:
+            rows.append(line)
+    close()
+    return photos
+
+
+def photo_squares(
+    photo: LabelledPhoto, image: np.ndarray, window: CropWindow, crop_px: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Crops of the playable squares (those of the pieces' colour) and their true tops."""
+    grid = np.array([[0.0, 0.0], [8.0, 0.0], [8.0, 8.0], [0.0, 8.0]], np.float32)
+    homography = cv2.getPerspectiveTransform(photo.corners.astype(np.float32), grid)
+    location = BoardLocation(np.asarray(homography, np.float64), 8, photo.corners, 0.0, "label")
+    pieces = {(r, c) for r, row in enumerate(photo.rows) for c, s in enumerate(row) if s != "."}
+    for turns in (0, 1):  # one of two quarter turns puts the playable squares under the pieces
+        rotate = orientation_matrix(turns, 8)
+        cells = [GEOMETRY.rowcol(sq) for sq in GEOMETRY.squares]
+        centres = np.array([[c + 0.5, r + 0.5, 1.0] for r, c in cells]) @ rotate.T
+        board = [(int(y), int(x)) for x, y, _ in centres]
+        if pieces <= set(board):
+            tops = np.array([SYMBOLS[photo.rows[r][c]] for r, c in board], np.int64)
+            crops = square_crops(
+                image, location, GEOMETRY, crop_px=crop_px, turns=turns, window=window
+            )
+            return crops, tops
+    raise ValueError(f"{photo.path}: pieces stand on squares of both colours")
+
+
+Reader = Callable[[np.ndarray], np.ndarray]
+"""Crops -> (N, 5) probabilities."""
+
+
+@dataclass(frozen=True)
+class PhotoScore:
+    squares: int = 0
+    errors: int = 0
+    colour_errors: int = 0
+    """Occupancy or colour wrong (man and king together)."""
+
+    def add(self, predicted: np.ndarray, truth: np.ndarray) -> PhotoScore:
+        colour = np.array([0, 1, 1, 2, 2])
+        return PhotoScore(
+            self.squares + len(truth),
+            self.errors + int((predicted != truth).sum()),
+            self.colour_errors + int((colour[predicted] != colour[truth]).sum()),
+        )
+
+    def as_dict(self) -> dict[str, float | int]:
+        n = max(self.squares, 1)
+        return {
+            "squares": self.squares,
+            "errors": self.errors,
+            "per_square_pct": round(100 * (1 - self.errors / n), 2),
+            "colour_errors": self.colour_errors,
+            "occupancy_colour_pct": round(100 * (1 - self.colour_errors / n), 2),
+        }
+
+
+def score_photos(
+    data: Path,
+    window: CropWindow,
+    crop_px: int,
+    plain: Reader,
+    calibrated: Callable[[np.ndarray, np.ndarray], Reader],
+    labels: list[LabelledPhoto] | None = None,
+) -> dict[str, PhotoScore]:
+    """``plain``: the reader without calibration; ``calibrated(start_crops, start_tops)``:
+    a reader calibrated on a start photo. Returns scores "plain" and "calibrated" (the
+    latter over photos whose session has another start photo)."""
+    labels = read_labels() if labels is None else labels
+    squares: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for photo in labels:
+        image = cv2.imread(str(data / PHOTOS / photo.path))
+        if image is None:
+            raise ValueError(f"cannot read labelled photo {data / PHOTOS / photo.path}")
+        squares[photo.path] = photo_squares(photo, np.asarray(image, np.uint8), window, crop_px)
+    plain_score, calibrated_score = PhotoScore(), PhotoScore()
+    for photo in labels:
+        crops, tops = squares[photo.path]
+        plain_score = plain_score.add(plain(crops).argmax(axis=1), tops)
+        starts = [p for p in labels if p.session == photo.session and p.start and p != photo]
+        if starts:
+            reader = calibrated(*squares[starts[0].path])
+            calibrated_score = calibrated_score.add(reader(crops).argmax(axis=1), tops)
+    return {"plain": plain_score, "calibrated": calibrated_score}
+
+
+def photo_figures(classifier: OnnxSquareClassifier, data: Path) -> dict[str, object]:
+    """The labelled damas photos read by the model and by the colour prototypes."""
+    size = classifier.crop_size[0]
+
+    def adapted(crops: np.ndarray, tops: np.ndarray) -> Reader:
+        return classifier.adapted(crops, tops).predict
+
+    def uncalibrated_prototypes(crops: np.ndarray) -> np.ndarray:
+        found = ColourPrototypes.cluster(crops)
+        if found is None:  # no two piece colours to split: all empty
+            probs = np.zeros((len(crops), len(Top)))
+            probs[:, Top.EMPTY] = 1.0
+            return probs
+        return PrototypeClassifier(found).predict(crops)
+
+    def learned_prototypes(crops: np.ndarray, tops: np.ndarray) -> Reader:
+        learned = ColourPrototypes.learn(crops, [Top(int(t)) for t in tops])
+        return PrototypeClassifier(learned).predict
+
+    model = score_photos(data, classifier.window, size, classifier.predict, adapted)
+    prototypes = score_photos(data, CELL, size, uncalibrated_prototypes, learned_prototypes)
+    return {
+        "model_uncalibrated": model["plain"].as_dict(),
+        "model_calibrated": model["calibrated"].as_dict(),
+        "prototypes_uncalibrated": prototypes["plain"].as_dict(),
+        "prototypes_calibrated": prototypes["calibrated"].as_dict(),
+    }
