@@ -11,11 +11,13 @@ the truth it measures:
   fraction: precision and recall;
 - per frame: the recorder's frame gate (board occlusion and motion under its limits)
   against ``hand_present`` with the hand over the board: how many hand frames pass the
-  gate (``hand_frames_accepted``, the dangerous case) and, of those, squares under the
-  hand that were not flagged (``hidden_squares_read``: a hand read as a piece); and how
-  many still frames the gate holds back (``still_frames_rejected``, which only delays).
+  gate (``hand_frames_accepted``) and, of those, squares under the hand that were not
+  flagged (``hidden_squares_read``: a hand read as a piece, the dangerous case); how
+  many still frames the gate holds back (``still_frames_rejected``, which delays), and
+  after how many plies the board was still not passed by the last still frame
+  (``last_still_frames_rejected``: a move the recorder could not have seen).
 
-    python -m bench.occlusion [--games 4] [--plies 10] [--size 640x480]
+    python -m bench.occlusion [--games 4] [--plies 10] [--size 640x480] [--still 10]
 """
 
 from __future__ import annotations

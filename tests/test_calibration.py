@@ -142,7 +142,7 @@ def test_odd_board_with_look_alike_men_is_turned_right() -> None:
     assert {t.turns for t in tables} == {tables[0].turns, (tables[0].turns + 2) % 4}
 
 
-def test_men_alike_in_lightness_put_white_on_the_camera_side() -> None:
+def test_men_alike_in_lightness_put_white_on_the_camera_side(tmp_path: Path) -> None:
     scene = pytest.importorskip("synth.scene")
     from bench.calibration import centre_error_squares
     from calibration.table import calibrate_start_position
@@ -152,6 +152,16 @@ def test_men_alike_in_lightness_put_white_on_the_camera_side() -> None:
     image, truth = _render_start("lasca", style)
     decided = calibrate_start_position(image, lasca)  # synth's camera is on White's side
     assert centre_error_squares(decided, lasca, truth) < 0.2
+    photo, table = tmp_path / "start.png", tmp_path / "table.json"
+    cv2.imwrite(str(photo), image)
+    runner = CliRunner()
+    args = ["calibrate", str(photo), "--variant", "lasca", "--out", str(table)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "alike in lightness" in result.output and "--white light|dark" in result.output
+    assert TableCalibration.load(table).turns == decided.turns
+    result = runner.invoke(app, [*args, "--white", "blue"])
+    assert result.exit_code != 0 and "light, dark or auto" in result.output
 
 
 def test_a_hand_over_the_start_position_is_refused_with_a_reason() -> None:

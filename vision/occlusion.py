@@ -30,14 +30,16 @@ class OcclusionSettings:
     the rectified board image given to :meth:`OcclusionGate.update`. A changed region larger than
     ``hand_cells`` cells, or reaching the board's edge (an arm comes from outside), is a
     hand and keeps the stable image from refreshing, unless the board has been still for
-    ``stale_frames`` (a reference taken with a hand in it must not hold forever)."""
+    ``stale_frames`` (a reference taken with a hand in it, or before a bump, must not hold
+    forever; long, so that a hand resting still over the board, 6 s at 15 fps, is not
+    taken into the reference)."""
 
     change: float = 25.0
     still_frames: int = 3
     still_motion: float = 0.005
     cell_px: int = 16
     hand_cells: float = 1.5
-    stale_frames: int = 30
+    stale_frames: int = 90
 
 
 @dataclass(frozen=True, slots=True)
