@@ -509,9 +509,6 @@ class Renderer:
         self.shadow_frame.clear(depth=1.0)
         self.shadow_frame.use()
         self.ctx.enable(moderngl.DEPTH_TEST)
-        # Depth pushed back by the surface's slope: round hands and sleeves seen edge-on by
-        # the light would otherwise shadow themselves in stripes (acne).
-        self.ctx.polygon_offset = (2.5, 8.0)
         for program in (self.shadow_program, self.disc_shadow_program, self.part_shadow_program):
             uniform = program["light_view_proj"]
             assert isinstance(uniform, moderngl.Uniform)
@@ -520,14 +517,18 @@ class Renderer:
             self.disc_shadow_vao.render(instances=count)
         model = self.shadow_program["model"]
         assert isinstance(model, moderngl.Uniform)
+        # Hands' depth pushed back by the surface's slope: round parts seen edge-on by the
+        # light would otherwise shadow themselves in stripes (acne). Flat-topped discs and
+        # boxes need none (and their shadows stay where vision's tests expect them).
+        self.ctx.polygon_offset = (2.5, 8.0)
         for mesh, parts in part_counts.items():
             if parts:
                 self.part_shadow_vaos[mesh].render(instances=parts)
+        self.ctx.polygon_offset = (0.0, 0.0)
         for item in items:
             if item.casts_shadow and item.mesh != "quad":
                 model.write(_gl_matrix(item.model))
                 self.shadow_vaos[item.mesh].render()
-        self.ctx.polygon_offset = (0.0, 0.0)
 
     def _through_lens(
         self, camera: Camera, image: NDArray[np.uint8], interpolation: int
