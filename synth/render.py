@@ -52,6 +52,9 @@ _ITEM_SURFACES = {"plastic": (MODE_FLAT, 0.25, 30.0), "lcd": (MODE_FLAT, 0.3, 60
 MAX_STACK = 24
 MAX_DISCS = 512
 DISC_FLOATS = 10  # x, y, z, turn, radius, height, r, g, b, stripe
+MAX_PARTS = 64
+PART_FLOATS = 28  # model matrix (16), normal matrix (9), colour (3), columns first
+PART_MESHES = ("sphere", "cylinder")
 _TEXTURE_CACHE = 8
 
 
@@ -111,6 +114,7 @@ class Renderer:
             vertex_shader=shaders.SHADOW_VERTEX, fragment_shader=shaders.SHADOW_FRAGMENT
         )
         self.vaos: dict[str, moderngl.VertexArray] = {}
+        self._mesh_vbos: dict[str, moderngl.Buffer] = {}
         self.shadow_vaos: dict[str, moderngl.VertexArray] = {}
         for name, mesh in (
             ("disc", meshes.disc()),
@@ -120,6 +124,7 @@ class Renderer:
             ("cylinder", meshes.cylinder()),
         ):
             vbo = self.ctx.buffer(mesh.tobytes())
+            self._mesh_vbos[name] = vbo
             self.vaos[name] = self.ctx.vertex_array(
                 self.program, [(vbo, "3f 3f", "in_pos", "in_normal")]
             )
@@ -128,6 +133,42 @@ class Renderer:
             )
             if name == "disc":
                 disc_vbo = vbo
+        # Hand parts: one instanced draw per mesh (a hand is some twenty parts).
+        self.part_program = self.ctx.program(
+            vertex_shader=shaders.PART_VERTEX, fragment_shader=shaders.FRAGMENT
+        )
+        self.part_shadow_program = self.ctx.program(
+            vertex_shader=shaders.PART_SHADOW_VERTEX, fragment_shader=shaders.SHADOW_FRAGMENT
+        )
+        self.part_instances: dict[str, moderngl.Buffer] = {}
+        self.part_vaos: dict[str, moderngl.VertexArray] = {}
+        self.part_shadow_vaos: dict[str, moderngl.VertexArray] = {}
+        columns = ("i_m0", "i_m1", "i_m2", "i_m3")
+        for name in PART_MESHES:
+            instances = self.ctx.buffer(reserve=MAX_PARTS * PART_FLOATS * 4, dynamic=True)
+            self.part_instances[name] = instances
+            self.part_vaos[name] = self.ctx.vertex_array(
+                self.part_program,
+                [
+                    (self._mesh_vbos[name], "3f 3f", "in_pos", "in_normal"),
+                    (
+                        instances,
+                        "4f 4f 4f 4f 3f 3f 3f 3f/i",
+                        *columns,
+                        "i_n0",
+                        "i_n1",
+                        "i_n2",
+                        "i_colour",
+                    ),
+                ],
+            )
+            self.part_shadow_vaos[name] = self.ctx.vertex_array(
+                self.part_shadow_program,
+                [
+                    (self._mesh_vbos[name], "3f 12x", "in_pos"),
+                    (instances, "4f 4f 4f 4f 48x/i", *columns),
+                ],
+            )
         self.table_program = self.ctx.program(
             vertex_shader=shaders.TABLE_VERTEX, fragment_shader=shaders.TABLE_FRAGMENT
         )
@@ -321,7 +362,7 @@ class Renderer:
 
     def _set(self, name: str, value: object, *, raw: bool = False) -> None:
         """Set a uniform in both table programs (a program that lacks it is skipped)."""
-        for program in (self.program, self.disc_program, self.table_program):
+        for program in (self.program, self.disc_program, self.part_program, self.table_program):
             if name in program:
                 uniform = program[name]
                 assert isinstance(uniform, moderngl.Uniform)
@@ -365,7 +406,8 @@ class Renderer:
         az, el = math.radians(style.light_azimuth_deg), math.radians(style.light_elevation_deg)
         light_view_proj = _gl_matrix(_light_matrix(az, el, layout.width_mm))
         count = self._load_discs(discs(placed, style, towers, layout))
-        self._cast_shadows(light_view_proj, count, parts, items)
+        part_counts = self._load_parts(parts)
+        self._cast_shadows(light_view_proj, count, part_counts, items)
 
         # Beyond the table top (far off at a steep tilt): the table's colour, lit.
         table_light = (AMBIENT + (1 - AMBIENT) * math.sin(el)) * style.exposure
@@ -398,10 +440,11 @@ class Renderer:
         if any(item.look == "paper" for item in items):
             self._paper_texture(style).use(3)
             self._set("paper_tex", 3)
-        for part in parts:
-            self._shape_draw(
-                part.mesh, part.model, Surface(part.colour, MODE_HAND, 0.15, 12.0, MASK_HAND)
-            )
+        if parts:
+            self._set_surface(Surface(WHITE, MODE_HAND, 0.15, 12.0, MASK_HAND))
+            for mesh, instances in part_counts.items():
+                if instances:
+                    self.part_vaos[mesh].render(instances=instances)
         if count:
             self._set_surface(Surface(WHITE, MODE_PIECE, 0.35, 40.0))
             self.disc_vao.render(instances=count)
@@ -441,17 +484,32 @@ class Renderer:
             self.instances.write(rows.tobytes())
         return len(rows)
 
+    def _load_parts(self, parts: list[Part]) -> dict[str, int]:
+        """Write the hand's parts into each mesh's instance buffer; returns how many each."""
+        counts = {}
+        for mesh in PART_MESHES:
+            chosen = [p for p in parts if p.mesh == mesh]
+            if len(chosen) > MAX_PARTS:
+                raise ValueError(f"{len(chosen)} hand parts; at most {MAX_PARTS} can be drawn")
+            rows = [
+                np.concatenate(
+                    [p.model.T.ravel(), np.linalg.inv(p.model[:3, :3]).ravel(), p.colour]
+                )
+                for p in chosen
+            ]
+            if rows:
+                self.part_instances[mesh].write(np.asarray(rows, dtype=np.float32).tobytes())
+            counts[mesh] = len(rows)
+        return counts
+
     def _cast_shadows(
-        self, light_view_proj: bytes, count: int, parts: list[Part], items: list[Item]
+        self, light_view_proj: bytes, count: int, part_counts: dict[str, int], items: list[Item]
     ) -> None:
         """Depth from the light of everything that casts a shadow (pieces, hand, clock)."""
         self.shadow_frame.clear(depth=1.0)
         self.shadow_frame.use()
         self.ctx.enable(moderngl.DEPTH_TEST)
-        # Depth pushed back by the surface's slope: round hands and sleeves seen edge-on by
-        # the light would otherwise shadow themselves in stripes (acne).
-        self.ctx.polygon_offset = (2.5, 8.0)
-        for program in (self.shadow_program, self.disc_shadow_program):
+        for program in (self.shadow_program, self.disc_shadow_program, self.part_shadow_program):
             uniform = program["light_view_proj"]
             assert isinstance(uniform, moderngl.Uniform)
             uniform.write(light_view_proj)
@@ -459,12 +517,18 @@ class Renderer:
             self.disc_shadow_vao.render(instances=count)
         model = self.shadow_program["model"]
         assert isinstance(model, moderngl.Uniform)
-        for mesh, matrix in [(p.mesh, p.model) for p in parts] + [
-            (i.mesh, i.model) for i in items if i.casts_shadow and i.mesh != "quad"
-        ]:
-            model.write(_gl_matrix(matrix))
-            self.shadow_vaos[mesh].render()
+        # Hands' depth pushed back by the surface's slope: round parts seen edge-on by the
+        # light would otherwise shadow themselves in stripes (acne). Flat-topped discs and
+        # boxes need none (and their shadows stay where vision's tests expect them).
+        self.ctx.polygon_offset = (2.5, 8.0)
+        for mesh, parts in part_counts.items():
+            if parts:
+                self.part_shadow_vaos[mesh].render(instances=parts)
         self.ctx.polygon_offset = (0.0, 0.0)
+        for item in items:
+            if item.casts_shadow and item.mesh != "quad":
+                model.write(_gl_matrix(item.model))
+                self.shadow_vaos[item.mesh].render()
 
     def _through_lens(
         self, camera: Camera, image: NDArray[np.uint8], interpolation: int

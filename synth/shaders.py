@@ -274,3 +274,48 @@ void main() {
     f_mask = vec4(0.0, 0.0, 0.0, 1.0);
 }
 """
+
+# Hand parts (stretched spheres, the sleeve's cylinder): one instanced draw per mesh, each
+# instance carrying its model matrix (4 columns), normal matrix (3 columns) and colour.
+PART_VERTEX = (
+    """
+#version 330
+uniform mat4 view_proj;
+in vec3 in_pos;
+in vec3 in_normal;
+in vec4 i_m0;
+in vec4 i_m1;
+in vec4 i_m2;
+in vec4 i_m3;
+in vec3 i_n0;
+in vec3 i_n1;
+in vec3 i_n2;
+in vec3 i_colour;
+"""
+    + _VARYINGS
+    + """
+void main() {
+    vec4 world = mat4(i_m0, i_m1, i_m2, i_m3) * vec4(in_pos, 1.0);
+    v_world = world.xyz;
+    v_normal = mat3(i_n0, i_n1, i_n2) * in_normal;
+    v_local = in_pos;
+    v_local_normal = in_normal;
+    v_colour = i_colour;
+    v_stripe = 0;
+    gl_Position = view_proj * world;
+}
+"""
+)
+
+PART_SHADOW_VERTEX = """
+#version 330
+uniform mat4 light_view_proj;
+in vec3 in_pos;
+in vec4 i_m0;
+in vec4 i_m1;
+in vec4 i_m2;
+in vec4 i_m3;
+void main() {
+    gl_Position = light_view_proj * mat4(i_m0, i_m1, i_m2, i_m3) * vec4(in_pos, 1.0);
+}
+"""

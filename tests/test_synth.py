@@ -501,3 +501,39 @@ def test_pinching_fingers_close_on_both_sides_of_the_rim() -> None:
     assert (offsets > 10).any() and (offsets < -10).any()
     relaxed = hand_parts(style, layout, point, pose="relaxed")
     assert len(relaxed) == len(parts)
+
+
+@pytest.mark.parametrize("name", ["bashni", "lasca", "russian", "international"])
+def test_every_frame_of_a_random_game_keeps_the_pieces_and_ends_each_ply_on_its_position(
+    name: str,
+) -> None:
+    from synth.board_texture import layout_for
+    from synth.game import _states, game_style
+
+    variant = find_variant(name)
+    rng = np.random.default_rng(7)
+    position, moves, positions = Position.initial(variant), [], []
+    for _ in range(60):
+        legal = position.legal_moves()
+        if not legal:
+            break
+        moves.append(legal[int(rng.integers(len(legal)))])
+        position = position.play(moves[-1])
+        positions.append(position)
+    style = game_style(Style.random(2, variant))
+    layout = layout_for(style, variant.geometry)
+    start = Position.initial(variant)
+    timing = Timing(enter=1, carry=1, per_capture=1, crown=2, leave=1, still=1, clock=2)
+    before = sum(len(s) for _, s in start.stacks())
+    for state, _ in _states(start, moves, style, layout, timing):
+        pieces = sum(len(s) for s in state.squares.values())
+        if state.phase != "crown":  # the crowning disc comes from off the board
+            pieces += len(state.carried.stack) if state.carried else 0
+        # Column games keep every piece (prisoners go under towers); draughts lose them.
+        assert pieces == before if variant.towers else pieces <= before, state.phase
+        if state.phase == "clock":
+            after = positions[state.ply - 1]
+            assert {sq: s for sq, s in state.squares.items() if s} == dict(after.stacks())
+        if state.phase == "still":
+            before = pieces
+    assert any(m.captures for m in moves)
