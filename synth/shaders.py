@@ -165,13 +165,14 @@ void main() {
     vec3 lit = base * (ambient + (1.0 - ambient) * diffuse * sun) * light_colour;
     lit += highlight * sun * light_colour * (diffuse > 0.0 ? 1.0 : 0.0);
     if (lamp_power > 0.0) {
-        // Falls off with the square of the distance, 1 straight under the lamp; the
-        // highlight is broader and stronger than the sun's: a lamp is near and bright.
+        // Falls off with the square of the distance, 1 straight under the lamp. The
+        // highlight is the lamp's mirror image: small and bright on a glossy top (ten
+        // times the sun's exponent), so a black piece away from it stays black.
         vec3 to_lamp = lamp_pos - v_world;
         float fall = lamp_pos.z * lamp_pos.z / dot(to_lamp, to_lamp);
         vec3 ll = normalize(to_lamp);
         float facing = max(dot(n, ll), 0.0);
-        float glint = pow(max(dot(n, normalize(ll + v)), 0.0), shininess * 1.5);
+        float glint = pow(max(dot(n, normalize(ll + v)), 0.0), shininess * 10.0);
         lit += lamp_power * fall * light_colour
             * (0.25 * facing * base + 6.0 * specular * glint * (facing > 0.0 ? 1.0 : 0.0));
     }
