@@ -209,7 +209,8 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "test_squares": len(test),
                 "train_seeds": [config.seed + k for k in range(config.train_parts)],
                 "test_seed": config.seed + 1000,
-                "augmentation": "shift/rotate/scale, colour jitter, glare, edge occlusion, "
+                "augmentation": "left-right mirror, shift/rotate/scale, colour jitter, glare, "
+                "edge occlusion, "
                 "blur, noise, JPEG",
             },
             "command": "python -m models.train " + " ".join(sys.argv[1:]),

@@ -53,9 +53,9 @@ def _colours(tops: np.ndarray) -> str:
     return "".join(Top(int(t)).symbol.lower() for t in tops)
 
 
-KINGS_SHORTFALL = pytest.mark.xfail(
-    reason="the shipped model still confuses men and draughts kings (two stacked discs) "
-    "and misreads tower heights: see metrics in models/square_classifier.json",
+HEIGHTS_SHORTFALL = pytest.mark.xfail(
+    reason="tower heights are exact on 78.2% of held-out towers (82.2% where the side band "
+    "is visible), short of 99.5%: see metrics in models/square_classifier.json",
     strict=False,
 )
 
@@ -69,7 +69,6 @@ def test_reads_occupancy_and_colour_of_a_fresh_render(classifier: OnnxSquareClas
     assert _colours(probs.argmax(axis=1)) == _colours(tops)
 
 
-@KINGS_SHORTFALL
 def test_reads_every_square_of_a_fresh_render(classifier: OnnxSquareClassifier) -> None:
     v = find_variant("russian")
     g = v.geometry
@@ -88,7 +87,7 @@ def test_reads_every_square_of_a_fresh_render(classifier: OnnxSquareClassifier) 
     assert [Top(t).name for t in probs.argmax(axis=1)] == [Top(t).name for t in tops]
 
 
-@KINGS_SHORTFALL
+@HEIGHTS_SHORTFALL
 def test_reads_tower_heights(classifier: OnnxSquareClassifier) -> None:
     v = find_variant("bashni")
     g = v.geometry
@@ -164,7 +163,7 @@ def test_damcam_read_uses_the_model_on_a_render(tmp_path: Path) -> None:
         app, ["read", str(image), "--variant", "russian", "--reader", "model", "--json"]
     )
     assert result.exit_code == 0, result.output
-    # Squares and colours exact; man or king is the model's known shortfall (KINGS_SHORTFALL).
+    # Squares and colours exact; man or king of a king seen from nearly above is a guess.
     assert json.loads(result.stdout)["fen"].replace("K", "") == position.fen()
 
 
@@ -222,7 +221,7 @@ def _photo_scores(shared_data: Path, classifier: OnnxSquareClassifier) -> dict[s
 #: The calibrated per-square figure measured on the labelled photos with the shipped model
 #: (see models/square_classifier.json, "real_photos"), less a margin: a guard against
 #: regressions. The issue's target is 99.5% (PHOTO_TARGET below).
-PHOTO_FLOOR_PCT = 0.0
+PHOTO_FLOOR_PCT = 90.0
 
 
 def test_reads_labelled_photos_after_calibration(
@@ -233,7 +232,11 @@ def test_reads_labelled_photos_after_calibration(
     assert scores["calibrated"] >= scores["plain"]
 
 
-@pytest.mark.xfail(reason="measured below the 99.5% target: see real_photos in the card")
+@pytest.mark.xfail(
+    reason="92.6% per square after calibration, short of 99.5%: this set marks kings with a "
+    "crown sticker, which synth never shows (see real_photos in the card)",
+    strict=False,
+)
 def test_labelled_photos_meet_the_target(
     shared_data: Path, classifier: OnnxSquareClassifier
 ) -> None:
