@@ -71,9 +71,11 @@ Seq = tuple[Move, ...]
 class RecorderConfig:
     """Thresholds of the recorder; units in the names (frames, seconds, nats = natural log)."""
 
-    stable_frames: int = 3
-    """Good frames a picture must hold before it counts (at 10 frames a second the move
-    is recorded 200 ms after the hand has left, when the evidence is clear)."""
+    stable_frames: int = 4
+    """Good frames a picture must hold before it counts. With ``stable_seconds`` a move is
+    recorded 200 ms after the hand has left at a camera's 15 frames a second (300 ms at
+    10). Three frames were measured too few: on a noisy simulated international game
+    (1% misread squares, glitches) a catch-up chose a wrong order of moves."""
     stable_seconds: float = 0.2
     """Time from the first to the last of those frames."""
     max_window_frames: int = 40
