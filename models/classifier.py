@@ -81,9 +81,10 @@ class OnnxSquareClassifier:
     prototypes: np.ndarray | None = None
     prototype_kinds: np.ndarray | None = None
     temperature: float = 10.0
-    king_bias: float = 0.0
-    """Subtracted from the trained head's king-vs-man log-odds: set by :meth:`adapted` so
-    that this set's men (all men on a start position) read as men."""
+    king_bias: tuple[float, float] = (0.0, 0.0)
+    """Subtracted from the trained head's king-vs-man log-odds of White's and Black's
+    pieces: set by :meth:`adapted` so that this set's men (all men on a start position)
+    read as men."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> OnnxSquareClassifier:
@@ -186,13 +187,12 @@ class OnnxSquareClassifier:
         # The trained head tells a king by a taller stack; a set of taller pieces than
         # synth's discs looks all kings to it. Its men on the start frame say how far to
         # shift: past the 90th percentile of their king log-odds, with a margin.
-        men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
-        trained = self.run(crops[men]).tops
-        colour_king = np.where(tops[men] == Top.WHITE_MAN, Top.WHITE_KING, Top.BLACK_KING)
-        odds = np.log(trained[np.arange(len(colour_king)), colour_king] + 1e-9) - np.log(
-            trained[np.arange(len(colour_king)), tops[men]] + 1e-9
+        # Each colour apart: a set's two colours need not look equally tall.
+        odds = _king_odds(self.run(crops).tops)
+        bias = tuple(
+            max(0.0, float(np.percentile(odds[tops == man], 90)) + KING_MARGIN)
+            for man in (Top.WHITE_MAN, Top.BLACK_MAN)
         )
-        bias = max(0.0, float(np.percentile(odds, 90)) + KING_MARGIN)
         return OnnxSquareClassifier(
             self.session,
             self.path,
@@ -201,23 +201,29 @@ class OnnxSquareClassifier:
             protos,
             proto_kinds,
             self.temperature,
-            bias,
+            (bias[0], bias[1]),
         )
 
 
-def _split_kings(colour: np.ndarray, trained: np.ndarray, king_bias: float) -> np.ndarray:
-    """(N, 3) empty/White/Black probabilities and the trained (N, 5) ones -> (N, 5): each
-    colour's mass is split into man and king as the trained head splits it, its king
-    log-odds lowered by ``king_bias``."""
+def _king_odds(trained: np.ndarray) -> np.ndarray:
+    """(N,) log-odds of king over man from the trained (N, 5) probabilities, whatever
+    colour the head gives the piece (the prototypes decide the colour)."""
     eps = 1e-9
+    kings = trained[:, Top.WHITE_KING] + trained[:, Top.BLACK_KING]
+    men = trained[:, Top.WHITE_MAN] + trained[:, Top.BLACK_MAN]
+    odds: np.ndarray = np.log(kings + eps) - np.log(men + eps)
+    return odds
 
-    def king_share(man: Top, king: Top) -> np.ndarray:
-        odds = np.log(trained[:, king] + eps) - np.log(trained[:, man] + eps) - king_bias
-        share: np.ndarray = 1.0 / (1.0 + np.exp(-odds))
-        return share
 
-    white_king = king_share(Top.WHITE_MAN, Top.WHITE_KING)
-    black_king = king_share(Top.BLACK_MAN, Top.BLACK_KING)
+def _split_kings(
+    colour: np.ndarray, trained: np.ndarray, king_bias: tuple[float, float]
+) -> np.ndarray:
+    """(N, 3) empty/White/Black probabilities and the trained (N, 5) ones -> (N, 5): each
+    colour's mass is split into man and king as the trained head splits pieces, its king
+    log-odds lowered by that colour's ``king_bias``."""
+    odds = _king_odds(trained)
+    white_king = 1.0 / (1.0 + np.exp(-(odds - king_bias[0])))
+    black_king = 1.0 / (1.0 + np.exp(-(odds - king_bias[1])))
     out = np.empty_like(trained)
     out[:, Top.EMPTY] = colour[:, 0]
     out[:, Top.WHITE_MAN] = colour[:, 1] * (1 - white_king)

@@ -233,7 +233,7 @@ def test_reads_labelled_photos_after_calibration(
 
 
 @pytest.mark.xfail(
-    reason="92.6% per square after calibration, short of 99.5%: this set marks kings with a "
+    reason="94.0% per square after calibration, short of 99.5%: this set marks kings with a "
     "crown sticker, which synth never shows (see real_photos in the card)",
     strict=False,
 )
