@@ -19,6 +19,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from pi.replay import generated_game
@@ -41,6 +42,12 @@ between one player's hand leaving and the other's arriving: quicker than any rea
 and long enough for the recorder to see the board settle."""
 
 
+LEAD_IN_SECONDS = 3.0
+"""The start position stands this long before the first move, as it does at a table while
+the players sit down: the table calibrates itself from it (:mod:`pi.wiring`), and a demo
+played in real time on a busy machine must get a few frames of it analysed."""
+
+
 def demo_style(seed: int = 7) -> Style:
     """Tournament conditions: markers, a 12 degree tilt, warm hall light, mild noise."""
     return Style(
@@ -61,19 +68,27 @@ def demo_style(seed: int = 7) -> Style:
     )
 
 
-def encode_h264(source: Path, target: Path, crf: int = H264_CRF) -> None:
-    """Re-encode ``source`` with ffmpeg's libx264 (yuv420p, so every player takes it).
+def encode_h264(sources: list[Path], target: Path, crf: int = H264_CRF) -> None:
+    """Join ``sources`` (videos of one size and rate) and re-encode them with ffmpeg's
+    libx264 (yuv420p, so every player takes it).
 
     :raises RuntimeError: ffmpeg is missing or fails (its message is included).
     """
     ffmpeg = shutil.which("ffmpeg")
     if ffmpeg is None:
         raise RuntimeError("ffmpeg is not installed (scripts/setup installs it)")
-    command = [ffmpeg, "-loglevel", "error", "-y", "-i", str(source), "-c:v", "libx264"]
-    command += ["-preset", "slow", "-crf", str(crf), "-pix_fmt", "yuv420p", "-an", str(target)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    playlist = target.with_name(target.name + ".parts.txt")
+    playlist.write_text("".join(f"file '{s.resolve()}'\n" for s in sources), encoding="utf-8")
+    command = [ffmpeg, "-loglevel", "error", "-y", "-f", "concat", "-safe", "0"]
+    command += ["-i", str(playlist), "-c:v", "libx264", "-preset", "slow", "-crf", str(crf)]
+    command += ["-pix_fmt", "yuv420p", "-an", str(target)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+    finally:
+        playlist.unlink()
     if done.returncode != 0:
-        raise RuntimeError(f"ffmpeg failed on {source}: {done.stderr.strip()}")
+        names = ", ".join(str(s) for s in sources)
+        raise RuntimeError(f"ffmpeg failed on {names}: {done.stderr.strip()}")
 
 
 def build_demo(out: Path = DEMO_DIR, *, plies: int = PLIES, seed: int = GAME_SEED) -> Path:
@@ -84,14 +99,18 @@ def build_demo(out: Path = DEMO_DIR, *, plies: int = PLIES, seed: int = GAME_SEE
     style = demo_style()
     out.mkdir(parents=True, exist_ok=True)
     video = out / "demo.mp4"
+    lead_in = replace(TIMING, still=round(LEAD_IN_SECONDS * TIMING.fps))
     with tempfile.TemporaryDirectory() as scratch:
-        write_game(start, moves, style, Path(scratch), timing=TIMING, size=FRAME_SIZE)
-        encode_h264(Path(scratch) / "game.mp4", video)
+        board, game = Path(scratch) / "start", Path(scratch) / "game"
+        write_game(start, [], style, board, timing=lead_in, size=FRAME_SIZE)
+        write_game(start, moves, style, game, timing=TIMING, size=FRAME_SIZE)
+        encode_h264([board / "game.mp4", game / "game.mp4"], video)
     description = {
         "variant": variant.name,
         "moves": [str(m) for m in moves],
         "game_seed": seed,
         "fps": TIMING.fps,
+        "lead_in_seconds": LEAD_IN_SECONDS,
         "size": list(FRAME_SIZE),
         "codec": f"h264 crf {H264_CRF}",
         "style": style.as_dict(),

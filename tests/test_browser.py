@@ -200,6 +200,9 @@ def test_board_page_shows_a_lost_camera(browser: Any, tmp_path: Path) -> None:
         page.wait_for_selector("#status[data-status='camera lost']", timeout=5000)
         assert page.locator("#status").inner_text().startswith("Camera lost")
         assert page.locator("#board g.piece").count() == 40  # the game is still shown
+        # no players set: the header names the sides rather than PDN's "?"
+        assert page.locator("#white").inner_text() == "White"
+        assert page.locator("#black").inner_text() == "Black"
         save(page, "board-camera-lost.png", tmp_path)
         page.close()
 

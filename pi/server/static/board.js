@@ -143,8 +143,10 @@ function drawMoves(state) {
 
 function drawHeader(state) {
   const t = state.tags;
-  document.getElementById("white").textContent = t.White || "?";
-  document.getElementById("black").textContent = t.Black || "?";
+  // PDN's "?" is an unset name: a hall screen says whose side it is instead
+  const named = (name, side) => (name && name !== "?" ? name : side);
+  document.getElementById("white").textContent = named(t.White, "White");
+  document.getElementById("black").textContent = named(t.Black, "Black");
   document.getElementById("event").textContent =
     [t.Event, t.Round && t.Round !== "?" ? "round " + t.Round : "", "table " + state.table]
       .filter((s) => s && s !== "?").join(" · ");
