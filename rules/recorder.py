@@ -71,10 +71,9 @@ Seq = tuple[Move, ...]
 class RecorderConfig:
     """Thresholds of the recorder; units in the names (frames, seconds, nats = natural log)."""
 
-    stable_frames: int = 3
-    """Good frames a picture must hold before it counts (at 10 frames a second the move
-    is recorded 200 ms after the hand has left, when the evidence is clear)."""
-    stable_seconds: float = 0.2
+    stable_frames: int = 4
+    """Good frames a picture must hold before it counts."""
+    stable_seconds: float = 0.3
     """Time from the first to the last of those frames."""
     max_window_frames: int = 40
     """Frames of evidence kept for one picture (older ones are dropped)."""
