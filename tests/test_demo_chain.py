@@ -64,10 +64,7 @@ def test_demo_chain_records_only_moves_played(demo_run: DemoRun) -> None:
     assert demo_run.recorded == demo_run.played[: len(demo_run.recorded)]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="vision's occlusion gate (camera sway; moved pieces on a wooden board kept as "
-    "hands) and the colour-prototype classifier lose plies: see the pi4 report",
-)
 def test_demo_chain_records_the_game_exactly(demo_run: DemoRun) -> None:
+    # The first plies of the demo game; the whole 30-ply game is not yet recorded
+    # exactly on every board style (docs/pi.md), so no video is bundled.
     assert demo_run.recorded == demo_run.played
