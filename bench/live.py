@@ -33,6 +33,8 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -40,7 +42,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from pi.capture import Frame, VideoFileSource
+from pi.capture import Frame, FrameSource, VideoFileSource
 from pi.config import CameraSettings, Settings
 from pi.journal import Journal
 from pi.pipeline import LivePipeline
@@ -215,15 +217,36 @@ def bench_vision(video: Path, truth: list[dict[str, Any]], moves: list[Move]) ->
     )
 
 
+@contextmanager
+def serve_source(settings: Settings, source: FrameSource) -> Iterator[int]:
+    """The real server for ``settings`` on a free loopback port, its pipeline reading
+    ``source``: yields the port, and stops the server afterwards."""
+    import uvicorn
+
+    from pi.server import create_app
+    from pi.wiring import build_pipeline
+
+    app = create_app(
+        settings, pipeline_factory=lambda s, svc: build_pipeline(s, svc, source=source)
+    )
+    server = uvicorn.Server(uvicorn.Config(app, port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    try:
+        yield int(server.servers[0].sockets[0].getsockname()[1])
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
 def bench_vision_board(video: Path, truth: list[dict[str, Any]], plies: int) -> None:
     """The render played in real time through the server with the real vision chain: the
     first frame without a hand after a move, to the move at a WebSocket client."""
-    import uvicorn
     from websockets.sync.client import connect
 
     from pi.demo_video import TIMING
-    from pi.server import create_app
-    from pi.wiring import build_pipeline
 
     hand_left: dict[int, float] = {}  # ply -> wall time its first hand-free frame arrived
     frame_ply = {frame: ply for ply, frame in hand_left_frames(truth).items()}
@@ -239,32 +262,19 @@ def bench_vision_board(video: Path, truth: list[dict[str, Any]], plies: int) -> 
     seconds = len(truth) / TIMING.fps
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(table="vb", variant="international", journal=Path(tmp) / "j.sqlite")
-        app = create_app(
-            settings,
-            pipeline_factory=lambda s, svc: build_pipeline(
-                s, svc, source=Marked(video, realtime=True)
-            ),
-        )
-        server = uvicorn.Server(uvicorn.Config(app, port=0, log_level="warning"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        c0 = time.process_time()
-        with connect(f"ws://127.0.0.1:{port}/ws/tables/vb") as ws:
-            deadline = time.monotonic() + seconds + 5
-            while len(received) < plies and time.monotonic() < deadline:
-                try:
-                    message = json.loads(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
-                except TimeoutError:
-                    break
-                n = len(message["state"]["moves"]) if message["type"] == "state" else 0
-                if n:
-                    received.setdefault(n, time.perf_counter())
-        cpu = time.process_time() - c0
-        server.should_exit = True
-        thread.join(10)
+        with serve_source(settings, Marked(video, realtime=True)) as port:
+            c0 = time.process_time()
+            with connect(f"ws://127.0.0.1:{port}/ws/tables/vb") as ws:
+                deadline = time.monotonic() + seconds + 5
+                while len(received) < plies and time.monotonic() < deadline:
+                    try:
+                        message = json.loads(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
+                    except TimeoutError:
+                        break
+                    n = len(message["state"]["moves"]) if message["type"] == "state" else 0
+                    if n:
+                        received.setdefault(n, time.perf_counter())
+            cpu = time.process_time() - c0
     delays = [received[p] - hand_left[p] for p in received if p in hand_left]
     emit(
         {
@@ -314,11 +324,7 @@ def bench_pipeline(moves: list[Move], label: str) -> None:
 
 def bench_board(moves: list[Move], label: str, fps: float) -> None:
     """Hand leaves the board -> new position at a WebSocket client, real time at ``fps``."""
-    import uvicorn
     from websockets.sync.client import connect
-
-    from pi.server import create_app
-    from pi.wiring import build_pipeline
 
     start = Position.initial(find_variant("international"))
     observations = list(scripted_observations(start, moves, fps=fps, still_seconds=1.0))
@@ -340,27 +346,16 @@ def bench_board(moves: list[Move], label: str, fps: float) -> None:
     received: dict[int, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(table="b", journal=Path(tmp) / "j.sqlite")
-        app = create_app(
-            settings,
-            pipeline_factory=lambda s, svc: build_pipeline(
-                s, svc, source=Marked(observations, realtime=True)
-            ),
-        )
-        server = uvicorn.Server(uvicorn.Config(app, port=0, log_level="warning"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        with connect(f"ws://127.0.0.1:{port}/ws/tables/b") as ws:
+        with (
+            serve_source(settings, Marked(observations, realtime=True)) as port,
+            connect(f"ws://127.0.0.1:{port}/ws/tables/b") as ws,
+        ):
             deadline = time.monotonic() + len(observations) / fps + 10
             while len(received) < len(moves) and time.monotonic() < deadline:
                 message = json.loads(ws.recv(timeout=5))
                 n = len(message["state"]["moves"]) if message["type"] == "state" else 0
                 if n:
                     received.setdefault(n, time.perf_counter())
-        server.should_exit = True
-        thread.join(10)
     delays = [received[p] - hand_left[p] for p in received if p in hand_left]
     emit(
         {
