@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from rules.variants import Color
 from synth.board_texture import BoardLayout
+from synth.meshes import model_matrix
 from synth.scene import RGB, Style
 
 BOARD_THICKNESS_MM = 14.0
@@ -93,18 +94,6 @@ class Clock:
         return self.to_world(local)
 
 
-def _box(
-    centre: NDArray[np.float64], size: tuple[float, float, float], angle: float
-) -> NDArray[np.float64]:
-    c, s = math.cos(angle), math.sin(angle)
-    m = np.diag([size[0], size[1], size[2], 1.0])
-    rot = np.eye(4)
-    rot[:2, :2] = [[c, -s], [s, c]]
-    m = rot @ m
-    m[:3, 3] = centre
-    return m
-
-
 def place_clock(style: Style, layout: BoardLayout) -> Clock | None:
     """The style's clock beside the board, or None. Its footprint keeps off the board."""
     if style.clock == "none":
@@ -128,7 +117,9 @@ def clock_items(clock: Clock, pressed: Color | None) -> list[Item]:
     items = [
         Item(
             "box",
-            _box(clock.to_world(np.array([[0.0, 0.0, height / 2]]))[0], CLOCK_SIZE_MM, clock.angle),
+            model_matrix(
+                clock.to_world(np.array([[0.0, 0.0, height / 2]]))[0], CLOCK_SIZE_MM, clock.angle
+            ),
             clock.body,
             "plastic",
         )
@@ -139,10 +130,12 @@ def clock_items(clock: Clock, pressed: Color | None) -> list[Item]:
         stands = BUTTON_PRESSED_MM if down else BUTTON_SIZE_MM[2]
         centre = top - np.array([0.0, 0.0, stands / 2])
         size = (BUTTON_SIZE_MM[0], BUTTON_SIZE_MM[1], stands)
-        items.append(Item("box", _box(centre, size, clock.angle), clock.buttons, "plastic"))
+        items.append(Item("box", model_matrix(centre, size, clock.angle), clock.buttons, "plastic"))
         along = -42.0 if side is Color.WHITE else 42.0
         lcd = clock.to_world(np.array([[depth / 2 - 14.0, along, height + 0.3]]))[0]
-        items.append(Item("quad", _box(lcd, (18.0, 52.0, 1.0), clock.angle), _LCD, "lcd", False))
+        items.append(
+            Item("quad", model_matrix(lcd, (18.0, 52.0, 1.0), clock.angle), _LCD, "lcd", False)
+        )
     return items
 
 
@@ -162,5 +155,7 @@ def scoresheet_items(style: Style, layout: BoardLayout) -> list[Item]:
         x = -toward * float(rng.uniform(0.1, 0.45)) * layout.width_mm  # the player's right
         angle = turn + (0.0 if player is Color.WHITE else math.pi)
         centre = np.array([x, y, 0.4 - BOARD_THICKNESS_MM])
-        items.append(Item("quad", _box(centre, (width, length, 1.0), angle), (1, 1, 1), "paper"))
+        items.append(
+            Item("quad", model_matrix(centre, (width, length, 1.0), angle), (1, 1, 1), "paper")
+        )
     return items

@@ -10,6 +10,23 @@ from numpy.typing import NDArray
 
 F32 = NDArray[np.float32]
 
+
+def model_matrix(
+    translate: NDArray[np.float64] | tuple[float, float, float],
+    scale: tuple[float, float, float],
+    angle: float = 0.0,
+) -> NDArray[np.float64]:
+    """Model matrix of a unit mesh: scale, then turn ``angle`` about z, then move to
+    ``translate``."""
+    c, s = math.cos(angle), math.sin(angle)
+    m = np.diag([scale[0], scale[1], scale[2], 1.0])
+    rot = np.eye(4)
+    rot[:2, :2] = [[c, -s], [s, c]]
+    m = rot @ m
+    m[:3, 3] = translate
+    return m
+
+
 #: A draughts piece's side profile (radius, height) from bottom centre to top centre,
 #: for a disc of radius 1 and height 1: chamfered bottom and top edges.
 DISC_PROFILE: tuple[tuple[float, float], ...] = (

@@ -83,21 +83,6 @@ def _gl_matrix(m: NDArray[np.float64]) -> bytes:
     return np.ascontiguousarray(m.T, dtype=np.float32).tobytes()
 
 
-def _model(
-    translate: tuple[float, float, float],
-    scale: tuple[float, float, float],
-    angle: float = 0.0,
-) -> NDArray[np.float64]:
-    """Model matrix: scale, then turn ``angle`` about z, then move to ``translate``."""
-    c, s = math.cos(angle), math.sin(angle)
-    m = np.diag([scale[0], scale[1], scale[2], 1.0])
-    rot = np.eye(4)
-    rot[:2, :2] = [[c, -s], [s, c]]
-    m = rot @ m
-    m[:3, 3] = translate
-    return m
-
-
 class Renderer:
     """A headless OpenGL context with the table's meshes, rendering ``size`` images."""
 
@@ -448,11 +433,13 @@ class Renderer:
         if count:
             self._set_surface(Surface(WHITE, MODE_PIECE, 0.35, 40.0))
             self.disc_vao.render(instances=count)
-        board_top = _model((0.0, 0.0, 0.01), (w, w, 1.0))
+        board_top = meshes.model_matrix((0.0, 0.0, 0.01), (w, w, 1.0))
         self._shape_draw("quad", board_top, Surface(WHITE, MODE_BOARD, 0.08, 24.0))
         edge = tuple(0.8 * c for c in BOARD_SCHEMES[style.board][2])
         # The slab's top stays under the printed top: at equal depth the two would fight.
-        slab = _model((0.0, 0.0, -(BOARD_THICKNESS_MM + 0.5) / 2), (w, w, BOARD_THICKNESS_MM - 0.5))
+        slab = meshes.model_matrix(
+            (0.0, 0.0, -(BOARD_THICKNESS_MM + 0.5) / 2), (w, w, BOARD_THICKNESS_MM - 0.5)
+        )
         self._shape_draw("box", slab, Surface(edge, MODE_FLAT))  # type: ignore[arg-type]
         for item in items:
             if item.look == "paper":
@@ -461,7 +448,9 @@ class Renderer:
                 mode, spec, shine = _ITEM_SURFACES[item.look]
                 surface = Surface(item.colour, mode, spec, shine, MASK_CLUTTER)
             self._shape_draw(item.mesh, item.model, surface)
-        table = _model((0.0, 0.0, -BOARD_THICKNESS_MM), (w * TABLE_REACH, w * TABLE_REACH, 1.0))
+        table = meshes.model_matrix(
+            (0.0, 0.0, -BOARD_THICKNESS_MM), (w * TABLE_REACH, w * TABLE_REACH, 1.0)
+        )
         self._set("model", _gl_matrix(table), raw=True)
         self._set("colour", style.table)
         self._set_surface(Surface(WHITE, MODE_TABLE, 0.06, 10.0))
