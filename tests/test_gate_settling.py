@@ -52,8 +52,8 @@ def test_a_moved_cream_piece_settles_into_the_stable_board() -> None:
     for _ in range(4):
         gate.update(board)
     moved = board.copy()
-    moved[80:96, 16:32] = 40  # a dark square emptied...
-    cv2.circle(moved, (40, 72), 6, (150, 180, 220), -1)  # ...its cream man one row on
+    moved[80:96, 0:16] = 200  # a playable square emptied...
+    cv2.circle(moved, (24, 72), 6, (150, 180, 220), -1)  # ...its cream man one row on
     frames = [gate.update(moved) for _ in range(6)]
     assert frames[0].occlusion > 0.0  # skin-coloured and new: hidden at first
     assert frames[-1].occlusion == 0.0 and frames[-1].motion == 0.0
