@@ -50,9 +50,7 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
         health = build_pipeline(settings, service, source=VideoFileSource(video)).run()
         record = service.current("d")
     flags = [f"{f.kind} at ply {f.ply}: {f.message}" for f in record.flags]
-    return DemoRun(
-        video, played, record.notations(), flags, health.errors, health.frames_processed
-    )
+    return DemoRun(video, played, record.notations(), flags, health.errors, health.frames_processed)
 
 
 def test_demo_plays_the_video_through_vision(demo_run: DemoRun, tmp_path: Path) -> None:
