@@ -23,6 +23,9 @@ Source = Literal["synth", "procedural"]
 log = logging.getLogger(__name__)
 
 DEFAULT_CACHE = Path("out/models-cache")
+CROWN_SHARE = 0.3
+"""Share of rendered draughts boards whose kings are crowned single discs (on men one to
+four discs tall), not two stacked discs: many real sets crown kings."""
 """Where built sets are cached (gitignored ``out/``)."""
 
 

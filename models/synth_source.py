@@ -1,7 +1,8 @@
 """Training crops from synth renders, cut by vision's own crop function.
 
 Each board: a random variant, a random position (men, kings, towers in column games),
-a random :class:`synth.scene.Style` (board, pieces, tilt 0-35 degrees, light, hands),
+a random :class:`synth.scene.Style` (board, pieces, tilt 0-35 degrees, light, hands; kings
+two stacked discs or, on :data:`CROWN_SHARE` of the boards, one crowned disc),
 rendered by :func:`synth.render.render_position`, located from the render's true grid
 corners, and cut into squares by :func:`vision.rectify.square_crops`, which is what
 inference runs. Labels come from the render's truth, so White is synth's White piece.
@@ -14,11 +15,12 @@ import logging
 import cv2
 import numpy as np
 
-from models.dataset import SquareSet, window_px_per_square
+from models.dataset import CROWN_SHARE, SquareSet, window_px_per_square
 from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
 from rules.variants import Variant
+from synth.pieces import disc_layers
 from synth.render import Renderer
 from synth.scene import Style
 from vision.locate import BoardLocation
@@ -33,9 +35,10 @@ TOWER_LIMIT = 8
 """Towers drawn at most this tall (the height head's last class is 8 or more)."""
 
 
-def disc_count(stack: Stack, towers: bool) -> int:
-    """Discs in a stack as the camera sees them: a draughts king is two discs."""
-    return sum(2 if (p.king and not towers) else 1 for p in stack)
+def disc_count(stack: Stack, towers: bool, king_mark: str = "stack") -> int:
+    """Discs in a stack as the camera sees them: a draughts king is two discs, unless
+    its set crowns kings."""
+    return sum(disc_layers(p, towers, king_mark) for p in stack)
 
 
 def random_stack(rng: np.random.Generator, variant: Variant) -> Stack:
@@ -72,7 +75,8 @@ def board_crops(
     crop pixels (:attr:`models.dataset.SquareSet.band_px`), in Square order."""
     variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
     position = random_position(rng, variant)
-    rendered = renderer.render(position, Style.random(seed, variant))
+    style = Style.random(seed, variant, crowns=CROWN_SHARE)
+    rendered = renderer.render(position, style)
     geometry = variant.geometry
     location = location_from_truth(rendered.truth, variant.size)
     crops = square_crops(rendered.image, location, geometry, crop_px=size, window=window)
@@ -88,7 +92,7 @@ def board_crops(
         name = geometry.name(sq)
         stack = parse_stack(squares[name]) if squares[name] else ()
         tops[i] = Top.of(stack[0] if stack else None)
-        heights[i] = min(disc_count(stack, variant.towers), TOWER_LIMIT)
+        heights[i] = min(disc_count(stack, variant.towers, style.king_mark), TOWER_LIMIT)
         keep[i] = occlusion.get(name, 0.0) < 0.3  # a hidden square carries no label
         # The top's pixel seen on the board plane (where the crop samples) vs the base's.
         base, top = location.to_board(np.array([centres[name], top_px[name]], np.float64))
