@@ -2,7 +2,7 @@
 
 Each board: a random variant, a random position (men, kings, towers in column games),
 a random :class:`synth.scene.Style` (board, pieces, tilt 0-35 degrees, light, hands; kings
-two stacked discs or, on :data:`CROWN_SHARE` of the boards, one crowned disc),
+two stacked discs or, on a share ``crowns`` of the boards, one crowned disc on tall men),
 rendered by :func:`synth.render.render_position`, located from the render's true grid
 corners, and cut into squares by :func:`vision.rectify.square_crops`, which is what
 inference runs. Labels come from the render's truth, so White is synth's White piece.
@@ -15,7 +15,7 @@ import logging
 import cv2
 import numpy as np
 
-from models.dataset import CROWN_SHARE, SquareSet, window_px_per_square
+from models.dataset import SquareSet, window_px_per_square
 from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
@@ -69,13 +69,18 @@ def location_from_truth(truth: dict[str, object], size: int) -> BoardLocation:
 
 
 def board_crops(
-    renderer: Renderer, rng: np.random.Generator, seed: int, size: int, window: CropWindow
+    renderer: Renderer,
+    rng: np.random.Generator,
+    seed: int,
+    size: int,
+    window: CropWindow,
+    crowns: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Render one random board; its crops, tops, disc counts and side-band heights in
     crop pixels (:attr:`models.dataset.SquareSet.band_px`), in Square order."""
     variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
     position = random_position(rng, variant)
-    style = Style.random(seed, variant, crowns=CROWN_SHARE)
+    style = Style.random(seed, variant, crowns=crowns)
     rendered = renderer.render(position, style)
     geometry = variant.geometry
     location = location_from_truth(rendered.truth, variant.size)
@@ -100,7 +105,9 @@ def board_crops(
     return crops[keep], tops[keep], heights[keep], bands[keep]
 
 
-def synth_set(count: int, *, seed: int, size: int, window: CropWindow) -> SquareSet:
+def synth_set(
+    count: int, *, seed: int, size: int, window: CropWindow, crowns: float = 0.0
+) -> SquareSet:
     """At least ``count`` labelled crops from boards rendered with seeds from ``seed``."""
     rng = np.random.default_rng(seed)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
@@ -108,7 +115,7 @@ def synth_set(count: int, *, seed: int, size: int, window: CropWindow) -> Square
     board = 0
     with Renderer() as renderer:  # one GL context for the whole set
         while total < count:
-            part = board_crops(renderer, rng, seed * 100_000 + board, size, window)
+            part = board_crops(renderer, rng, seed * 100_000 + board, size, window, crowns)
             parts.append(part)
             total += len(part[0])
             board += 1

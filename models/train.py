@@ -23,7 +23,6 @@ from torch import nn
 from models.augment import augment_batch
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier, card_path, to_input
 from models.dataset import (
-    CROWN_SHARE,
     DEFAULT_CACHE,
     WINDOWS,
     Source,
@@ -54,6 +53,8 @@ class TrainConfig:
     window: WindowName = "context"
     """The crop window (:data:`models.dataset.WINDOWS`); "cell" only to compare."""
     seed: int = 7
+    crowns: float = 0.0
+    """Share of draughts boards rendered with crowned kings on tall men (train and test)."""
     minutes: float = 60.0
     batch: int = 128
     learning_rate: float = 3e-3
@@ -176,6 +177,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                 size=config.size,
                 cache=config.cache,
                 window=config.window,
+                crowns=config.crowns,
             )
             for k in range(config.train_parts)
         ]
@@ -187,6 +189,7 @@ def run(config: TrainConfig) -> dict[str, object]:
         size=config.size,
         cache=config.cache,
         window=config.window,
+        crowns=config.crowns,
     )
     data_s = time.monotonic() - started
     net, train_stats = train_net(config, train)
@@ -238,7 +241,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "train_seeds": [config.seed + k for k in range(config.train_parts)],
                 "test_seed": config.seed + 1000,
                 "kings": "two stacked discs (draughts), striped (column games); on "
-                f"{CROWN_SHARE:.0%} of draughts boards one crowned disc, men 1-4 discs tall",
+                f"{config.crowns:.0%} of draughts boards one crowned disc, men 1-4 discs tall",
                 "augmentation": "left-right mirror, shift/rotate/scale, colour jitter, glare, "
                 "edge occlusion, "
                 "blur, noise, JPEG",
@@ -295,6 +298,7 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
     parser.add_argument(
         "--init", type=Path, default=None, help="torch checkpoint or .onnx model to start from"
     )
+    parser.add_argument("--crowns", type=float, default=defaults.crowns)
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--height-weight", type=float, default=defaults.height_weight)
     parser.add_argument("--tower-weight", type=float, default=defaults.tower_weight)
@@ -304,7 +308,7 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
         test_count=ns.test_count, size=ns.size, window=ns.window, seed=ns.seed, minutes=ns.minutes,
         threads=ns.threads, out=ns.out, cache=ns.cache, init=ns.init,
         learning_rate=ns.learning_rate, height_weight=ns.height_weight,
-        tower_weight=ns.tower_weight,
+        tower_weight=ns.tower_weight, crowns=ns.crowns,
     )  # fmt: skip
 
 
