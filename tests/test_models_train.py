@@ -104,3 +104,12 @@ def test_a_model_of_another_shape_cannot_seed_the_net(tmp_path: Path) -> None:
     crops, _, _ = procedural_set(8, seed=1)
     with pytest.raises(ValueError, match="1 convolutions, SquareNet has 5"):
         net_from_onnx(path, crops)
+
+
+def test_sets_with_crowned_kings_are_cached_apart(tmp_path: Path) -> None:
+    from models.dataset import cached_set
+
+    cached_set("procedural", 4, seed=2, size=48, cache=tmp_path)
+    cached_set("procedural", 4, seed=2, size=48, cache=tmp_path, crowns=0.3)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["procedural-n4-s2-48px-ctx-crowns30.npz", "procedural-n4-s2-48px-ctx.npz"]
