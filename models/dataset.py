@@ -107,15 +107,18 @@ def build_set(
     size: int,
     window: WindowName = "context",
     crowns: float = 0.0,
+    tallest: float = 4.0,
 ) -> SquareSet:
     """About ``count`` labelled crops from ``source`` (synth gives whole boards, so it
     may overshoot by one board). ``crowns``: the share of rendered draughts boards whose
-    kings are one crowned disc on men one to four discs tall (synth only)."""
+    kings are one crowned disc on men one to ``tallest`` discs tall (synth only)."""
     if source == "procedural":
         return SquareSet(*procedural_set(count, seed=seed, size=size))
     from models.synth_source import synth_set  # needs synth's GL renderer
 
-    built: SquareSet = synth_set(count, seed=seed, size=size, window=WINDOWS[window], crowns=crowns)
+    built: SquareSet = synth_set(
+        count, seed=seed, size=size, window=WINDOWS[window], crowns=crowns, tallest=tallest
+    )
     return built
 
 
@@ -128,16 +131,19 @@ def cached_set(
     cache: Path = DEFAULT_CACHE,
     window: WindowName = "context",
     crowns: float = 0.0,
+    tallest: float = 4.0,
 ) -> SquareSet:
     """:func:`build_set`, read from or written to ``cache``."""
     tag: str = "ctx" if window == "context" else window  # sets from before windows are stale
     if crowns > 0:  # a crowned share renders other boards: another file
-        tag += f"-crowns{round(100 * crowns)}"
+        tag += f"-crowns{round(100 * crowns)}" + ("" if tallest == 4.0 else f"-tall{tallest:g}")
     path = cache / f"{source}-n{count}-s{seed}-{size}px-{tag}.npz"
     if path.exists():
         log.info("reading cached set %s", path)
         return SquareSet.load(path)
-    data = build_set(source, count, seed=seed, size=size, window=window, crowns=crowns)
+    data = build_set(
+        source, count, seed=seed, size=size, window=window, crowns=crowns, tallest=tallest
+    )
     data.save(path)
     log.info("wrote %d crops to %s", len(data), path)
     return data

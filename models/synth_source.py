@@ -75,12 +75,13 @@ def board_crops(
     size: int,
     window: CropWindow,
     crowns: float = 0.0,
+    tallest: float = 4.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Render one random board; its crops, tops, disc counts and side-band heights in
     crop pixels (:attr:`models.dataset.SquareSet.band_px`), in Square order."""
     variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
     position = random_position(rng, variant)
-    style = Style.random(seed, variant, crowns=crowns)
+    style = Style.random(seed, variant, crowns=crowns, tallest=tallest)
     rendered = renderer.render(position, style)
     geometry = variant.geometry
     location = location_from_truth(rendered.truth, variant.size)
@@ -106,7 +107,13 @@ def board_crops(
 
 
 def synth_set(
-    count: int, *, seed: int, size: int, window: CropWindow, crowns: float = 0.0
+    count: int,
+    *,
+    seed: int,
+    size: int,
+    window: CropWindow,
+    crowns: float = 0.0,
+    tallest: float = 4.0,
 ) -> SquareSet:
     """At least ``count`` labelled crops from boards rendered with seeds from ``seed``."""
     rng = np.random.default_rng(seed)
@@ -115,7 +122,7 @@ def synth_set(
     board = 0
     with Renderer() as renderer:  # one GL context for the whole set
         while total < count:
-            part = board_crops(renderer, rng, seed * 100_000 + board, size, window, crowns)
+            part = board_crops(renderer, rng, seed * 100_000 + board, size, window, crowns, tallest)
             parts.append(part)
             total += len(part[0])
             board += 1

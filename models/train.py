@@ -55,6 +55,8 @@ class TrainConfig:
     seed: int = 7
     crowns: float = 0.0
     """Share of draughts boards rendered with crowned kings on tall men (train and test)."""
+    tallest: float = 4.0
+    """The tallest a crowned set's men are drawn, in discs (1: the usual discs)."""
     minutes: float = 60.0
     batch: int = 128
     learning_rate: float = 3e-3
@@ -178,6 +180,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                 cache=config.cache,
                 window=config.window,
                 crowns=config.crowns,
+                tallest=config.tallest,
             )
             for k in range(config.train_parts)
         ]
@@ -190,6 +193,7 @@ def run(config: TrainConfig) -> dict[str, object]:
         cache=config.cache,
         window=config.window,
         crowns=config.crowns,
+        tallest=config.tallest,
     )
     data_s = time.monotonic() - started
     net, train_stats = train_net(config, train)
@@ -241,7 +245,8 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "train_seeds": [config.seed + k for k in range(config.train_parts)],
                 "test_seed": config.seed + 1000,
                 "kings": "two stacked discs (draughts), striped (column games); on "
-                f"{config.crowns:.0%} of draughts boards one crowned disc, men 1-4 discs tall",
+                f"{config.crowns:.0%} of draughts boards one crowned disc, men 1-"
+                f"{config.tallest:g} discs tall",
                 "augmentation": "left-right mirror, shift/rotate/scale, colour jitter, glare, "
                 "edge occlusion, "
                 "blur, noise, JPEG",
@@ -299,6 +304,7 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
         "--init", type=Path, default=None, help="torch checkpoint or .onnx model to start from"
     )
     parser.add_argument("--crowns", type=float, default=defaults.crowns)
+    parser.add_argument("--tallest", type=float, default=defaults.tallest)
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--height-weight", type=float, default=defaults.height_weight)
     parser.add_argument("--tower-weight", type=float, default=defaults.tower_weight)
@@ -308,7 +314,7 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
         test_count=ns.test_count, size=ns.size, window=ns.window, seed=ns.seed, minutes=ns.minutes,
         threads=ns.threads, out=ns.out, cache=ns.cache, init=ns.init,
         learning_rate=ns.learning_rate, height_weight=ns.height_weight,
-        tower_weight=ns.tower_weight, crowns=ns.crowns,
+        tower_weight=ns.tower_weight, crowns=ns.crowns, tallest=ns.tallest,
     )  # fmt: skip
 
 

@@ -188,13 +188,19 @@ class Style:
 
     @classmethod
     def random(
-        cls, seed: int, variant: Variant | str, *, hand: bool | None = None, crowns: float = 0.0
+        cls,
+        seed: int,
+        variant: Variant | str,
+        *,
+        hand: bool | None = None,
+        crowns: float = 0.0,
+        tallest: float = 4.0,
     ) -> Style:
         """A style drawn from ``seed``: the same seed always gives the same style.
 
         ``crowns``: the chance that draughts kings are crowned discs rather than two stacked,
-        on pieces one to four discs tall (0 by default, so every other field and every
-        older render stays as it was)."""
+        on pieces one to ``tallest`` discs tall (0 by default, so every other field and
+        every older render stays as it was)."""
         name = variant if isinstance(variant, str) else variant.name
         rng = np.random.default_rng(seed)
 
@@ -235,7 +241,7 @@ class Style:
         # The stream's last draws. A crowned set's men are one to four discs tall (the
         # damas set's are 0.7 square sides, 3.7 discs).
         king_mark = "crown" if extra.random() < crowns else "stack"
-        piece_height = float(extra.uniform(1.0, 4.0)) if king_mark == "crown" else 1.0
+        piece_height = float(extra.uniform(1.0, tallest)) if king_mark == "crown" else 1.0
         markers = bool(rng.random() < 0.4)
         border = float(rng.uniform(10, 45))
         if markers:
