@@ -592,6 +592,8 @@ def test_crowns_are_drawn_only_when_asked_and_change_nothing_else() -> None:
         crowned = Style.random(seed, "russian", crowns=1.0)
         assert crowned.king_mark == "crown" and 1.0 <= crowned.piece_height <= 4.0
         assert dataclasses.replace(crowned, king_mark="stack", piece_height=1.0) == plain
+        usual = Style.random(seed, "russian", crowns=1.0, tallest=1.0)
+        assert usual == dataclasses.replace(crowned, piece_height=1.0)
     with pytest.raises(ValueError, match="king mark"):
         Style(seed=0, variant="russian", king_mark="sticker")
     with pytest.raises(ValueError, match="piece height"):
