@@ -27,6 +27,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--squares", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=1007, help="render seed, unseen in training")
     parser.add_argument("--data", type=Path, default=SHARED_DATA, help="../shared/data")
+    parser.add_argument(
+        "--crowns", type=float, default=0.0, help="share of boards with crowned kings on tall men"
+    )
     ns = parser.parse_args(argv)
 
     start = time.perf_counter()
@@ -34,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
     load_s = time.perf_counter() - start
     size = classifier.crop_size[0]
     window = window_name(classifier.window)
-    data = cached_set("synth", ns.squares, seed=ns.seed, size=size, window=window)
+    data = cached_set("synth", ns.squares, seed=ns.seed, size=size, window=window, crowns=ns.crowns)
     result = evaluate(classifier, data, top_limit_px=top_limit_px(size, classifier.window))
     print(
         json.dumps(
@@ -42,6 +45,7 @@ def main(argv: list[str] | None = None) -> None:
                 "bench": "classifier.held_out_renders",
                 "model": ns.model.name,
                 "seed": ns.seed,
+                "crowns": ns.crowns,
                 **result.as_dict(),
                 "per_square_error_pct": 100 * result.top_error_rate,
                 "tower_height_exact_pct": 100 * result.tower_height_accuracy,

@@ -23,6 +23,7 @@ Source = Literal["synth", "procedural"]
 log = logging.getLogger(__name__)
 
 DEFAULT_CACHE = Path("out/models-cache")
+
 """Where built sets are cached (gitignored ``out/``)."""
 
 
@@ -99,15 +100,25 @@ class SquareSet:
 
 
 def build_set(
-    source: Source, count: int, *, seed: int, size: int, window: WindowName = "context"
+    source: Source,
+    count: int,
+    *,
+    seed: int,
+    size: int,
+    window: WindowName = "context",
+    crowns: float = 0.0,
+    tallest: float = 4.0,
 ) -> SquareSet:
     """About ``count`` labelled crops from ``source`` (synth gives whole boards, so it
-    may overshoot by one board)."""
+    may overshoot by one board). ``crowns``: the share of rendered draughts boards whose
+    kings are one crowned disc on men one to ``tallest`` discs tall (synth only)."""
     if source == "procedural":
         return SquareSet(*procedural_set(count, seed=seed, size=size))
     from models.synth_source import synth_set  # needs synth's GL renderer
 
-    built: SquareSet = synth_set(count, seed=seed, size=size, window=WINDOWS[window])
+    built: SquareSet = synth_set(
+        count, seed=seed, size=size, window=WINDOWS[window], crowns=crowns, tallest=tallest
+    )
     return built
 
 
@@ -119,14 +130,20 @@ def cached_set(
     size: int,
     cache: Path = DEFAULT_CACHE,
     window: WindowName = "context",
+    crowns: float = 0.0,
+    tallest: float = 4.0,
 ) -> SquareSet:
     """:func:`build_set`, read from or written to ``cache``."""
-    tag = "ctx" if window == "context" else window  # sets from before windows are stale
+    tag: str = "ctx" if window == "context" else window  # sets from before windows are stale
+    if crowns > 0:  # a crowned share renders other boards: another file
+        tag += f"-crowns{round(100 * crowns)}" + ("" if tallest == 4.0 else f"-tall{tallest:g}")
     path = cache / f"{source}-n{count}-s{seed}-{size}px-{tag}.npz"
     if path.exists():
         log.info("reading cached set %s", path)
         return SquareSet.load(path)
-    data = build_set(source, count, seed=seed, size=size, window=window)
+    data = build_set(
+        source, count, seed=seed, size=size, window=window, crowns=crowns, tallest=tallest
+    )
     data.save(path)
     log.info("wrote %d crops to %s", len(data), path)
     return data

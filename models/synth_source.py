@@ -1,7 +1,8 @@
 """Training crops from synth renders, cut by vision's own crop function.
 
 Each board: a random variant, a random position (men, kings, towers in column games),
-a random :class:`synth.scene.Style` (board, pieces, tilt 0-35 degrees, light, hands),
+a random :class:`synth.scene.Style` (board, pieces, tilt 0-35 degrees, light, hands; kings
+two stacked discs or, on a share ``crowns`` of the boards, one crowned disc on tall men),
 rendered by :func:`synth.render.render_position`, located from the render's true grid
 corners, and cut into squares by :func:`vision.rectify.square_crops`, which is what
 inference runs. Labels come from the render's truth, so White is synth's White piece.
@@ -19,6 +20,7 @@ from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
 from rules.variants import Variant
+from synth.pieces import disc_layers
 from synth.render import Renderer
 from synth.scene import Style
 from vision.locate import BoardLocation
@@ -33,9 +35,10 @@ TOWER_LIMIT = 8
 """Towers drawn at most this tall (the height head's last class is 8 or more)."""
 
 
-def disc_count(stack: Stack, towers: bool) -> int:
-    """Discs in a stack as the camera sees them: a draughts king is two discs."""
-    return sum(2 if (p.king and not towers) else 1 for p in stack)
+def disc_count(stack: Stack, towers: bool, king_mark: str = "stack") -> int:
+    """Discs in a stack as the camera sees them: a draughts king is two discs, unless
+    its set crowns kings."""
+    return sum(disc_layers(p, towers, king_mark) for p in stack)
 
 
 def random_stack(rng: np.random.Generator, variant: Variant) -> Stack:
@@ -66,13 +69,20 @@ def location_from_truth(truth: dict[str, object], size: int) -> BoardLocation:
 
 
 def board_crops(
-    renderer: Renderer, rng: np.random.Generator, seed: int, size: int, window: CropWindow
+    renderer: Renderer,
+    rng: np.random.Generator,
+    seed: int,
+    size: int,
+    window: CropWindow,
+    crowns: float = 0.0,
+    tallest: float = 4.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Render one random board; its crops, tops, disc counts and side-band heights in
     crop pixels (:attr:`models.dataset.SquareSet.band_px`), in Square order."""
     variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
     position = random_position(rng, variant)
-    rendered = renderer.render(position, Style.random(seed, variant))
+    style = Style.random(seed, variant, crowns=crowns, tallest=tallest)
+    rendered = renderer.render(position, style)
     geometry = variant.geometry
     location = location_from_truth(rendered.truth, variant.size)
     crops = square_crops(rendered.image, location, geometry, crop_px=size, window=window)
@@ -88,7 +98,7 @@ def board_crops(
         name = geometry.name(sq)
         stack = parse_stack(squares[name]) if squares[name] else ()
         tops[i] = Top.of(stack[0] if stack else None)
-        heights[i] = min(disc_count(stack, variant.towers), TOWER_LIMIT)
+        heights[i] = min(disc_count(stack, variant.towers, style.king_mark), TOWER_LIMIT)
         keep[i] = occlusion.get(name, 0.0) < 0.3  # a hidden square carries no label
         # The top's pixel seen on the board plane (where the crop samples) vs the base's.
         base, top = location.to_board(np.array([centres[name], top_px[name]], np.float64))
@@ -96,7 +106,15 @@ def board_crops(
     return crops[keep], tops[keep], heights[keep], bands[keep]
 
 
-def synth_set(count: int, *, seed: int, size: int, window: CropWindow) -> SquareSet:
+def synth_set(
+    count: int,
+    *,
+    seed: int,
+    size: int,
+    window: CropWindow,
+    crowns: float = 0.0,
+    tallest: float = 4.0,
+) -> SquareSet:
     """At least ``count`` labelled crops from boards rendered with seeds from ``seed``."""
     rng = np.random.default_rng(seed)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
@@ -104,7 +122,7 @@ def synth_set(count: int, *, seed: int, size: int, window: CropWindow) -> Square
     board = 0
     with Renderer() as renderer:  # one GL context for the whole set
         while total < count:
-            part = board_crops(renderer, rng, seed * 100_000 + board, size, window)
+            part = board_crops(renderer, rng, seed * 100_000 + board, size, window, crowns, tallest)
             parts.append(part)
             total += len(part[0])
             board += 1

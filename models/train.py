@@ -53,22 +53,54 @@ class TrainConfig:
     window: WindowName = "context"
     """The crop window (:data:`models.dataset.WINDOWS`); "cell" only to compare."""
     seed: int = 7
+    crowns: float = 0.0
+    """Share of draughts boards rendered with crowned kings on tall men (train and test)."""
+    tallest: float = 4.0
+    """The tallest a crowned set's men are drawn, in discs (1: the usual discs)."""
     minutes: float = 60.0
     batch: int = 128
     learning_rate: float = 3e-3
     height_weight: float = 0.5
+    tower_weight: float = 1.0
+    """How much more often a tower of 3+ discs is drawn into a batch than another crop:
+    towers are a few percent of the squares but the height head's hardest cases."""
     threads: int = 2
     out: Path = DEFAULT_MODEL
     cache: Path = DEFAULT_CACHE
     int8_tolerance: float = 0.0005
     init: Path | None = None
-    """Torch weights to start from (a previous run's checkpoint), to train on in steps."""
+    """Weights to start from, to train on in steps: a previous run's torch checkpoint, or a
+    shipped ``.onnx`` file (:func:`models.onnx_init.net_from_onnx`)."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
-def _batches(rng: np.random.Generator, n: int, batch: int) -> list[np.ndarray]:
-    order = rng.permutation(n)
+def _batches(rng: np.random.Generator, weights: np.ndarray, batch: int) -> list[np.ndarray]:
+    """One epoch of batches: every crop once when the weights are equal, else as many
+    crops drawn in proportion to their weights."""
+    n = len(weights)
+    if np.all(weights == weights[0]):
+        order = rng.permutation(n)
+    else:
+        order = rng.choice(n, size=n, p=weights / weights.sum())
     return [order[i : i + batch] for i in range(0, n - batch + 1, batch)]
+
+
+def sample_weights(data: SquareSet, tower_weight: float) -> np.ndarray:
+    """Per-crop draw weights: ``tower_weight`` for stacks of three or more discs."""
+    return np.where(data.heights >= 3, tower_weight, 1.0)
+
+
+def initial_net(init: Path | None, data: SquareSet) -> SquareNet:
+    """A fresh net, or one with the weights of a checkpoint or a shipped ONNX file."""
+    if init is None:
+        return SquareNet()
+    if init.suffix == ".onnx":
+        from models.onnx_init import net_from_onnx
+
+        return net_from_onnx(init, data.crops[:: max(len(data) // 512, 1)])
+    net = SquareNet()
+    net.load_state_dict(torch.load(init, weights_only=True))
+    return net
 
 
 def _schedule(progress: float, warm: float = 0.03) -> float:
@@ -82,9 +114,8 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     """Train until the time budget runs out (one-cycle schedule over the estimated steps)."""
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed + 1)
-    net = SquareNet()
-    if config.init is not None:
-        net.load_state_dict(torch.load(config.init, weights_only=True))
+    net = initial_net(config.init, data)
+    weights = sample_weights(data, config.tower_weight)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
     top_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
     height_loss = nn.CrossEntropyLoss()
@@ -100,7 +131,7 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     while time.monotonic() - start < budget_s:
         epoch += 1
         net.train()
-        for index in _batches(rng, len(data), config.batch):
+        for index in _batches(rng, weights, config.batch):
             now = time.monotonic()
             elapsed = now - start
             if elapsed >= budget_s:
@@ -148,6 +179,8 @@ def run(config: TrainConfig) -> dict[str, object]:
                 size=config.size,
                 cache=config.cache,
                 window=config.window,
+                crowns=config.crowns,
+                tallest=config.tallest,
             )
             for k in range(config.train_parts)
         ]
@@ -159,6 +192,8 @@ def run(config: TrainConfig) -> dict[str, object]:
         size=config.size,
         cache=config.cache,
         window=config.window,
+        crowns=config.crowns,
+        tallest=config.tallest,
     )
     data_s = time.monotonic() - started
     net, train_stats = train_net(config, train)
@@ -209,6 +244,9 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "test_squares": len(test),
                 "train_seeds": [config.seed + k for k in range(config.train_parts)],
                 "test_seed": config.seed + 1000,
+                "kings": "two stacked discs (draughts), striped (column games); on "
+                f"{config.crowns:.0%} of draughts boards one crowned disc, men 1-"
+                f"{config.tallest:g} discs tall",
                 "augmentation": "left-right mirror, shift/rotate/scale, colour jitter, glare, "
                 "edge occlusion, "
                 "blur, noise, JPEG",
@@ -220,6 +258,9 @@ def run(config: TrainConfig) -> dict[str, object]:
                 **train_stats,
                 "minutes": config.minutes,
                 "threads": config.threads,
+                "learning_rate": config.learning_rate,
+                "height_weight": config.height_weight,
+                "tower_weight": config.tower_weight,
                 "data_seconds": round(data_s, 1),
             },
             "metrics": {
@@ -259,12 +300,21 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
     parser.add_argument("--threads", type=int, default=defaults.threads)
     parser.add_argument("--out", type=Path, default=defaults.out)
     parser.add_argument("--cache", type=Path, default=defaults.cache)
-    parser.add_argument("--init", type=Path, default=None, help="torch checkpoint to start from")
+    parser.add_argument(
+        "--init", type=Path, default=None, help="torch checkpoint or .onnx model to start from"
+    )
+    parser.add_argument("--crowns", type=float, default=defaults.crowns)
+    parser.add_argument("--tallest", type=float, default=defaults.tallest)
+    parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
+    parser.add_argument("--height-weight", type=float, default=defaults.height_weight)
+    parser.add_argument("--tower-weight", type=float, default=defaults.tower_weight)
     ns = parser.parse_args(argv)
     return TrainConfig(
         source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
         test_count=ns.test_count, size=ns.size, window=ns.window, seed=ns.seed, minutes=ns.minutes,
         threads=ns.threads, out=ns.out, cache=ns.cache, init=ns.init,
+        learning_rate=ns.learning_rate, height_weight=ns.height_weight,
+        tower_weight=ns.tower_weight, crowns=ns.crowns, tallest=ns.tallest,
     )  # fmt: skip
 
 

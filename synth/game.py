@@ -104,11 +104,11 @@ def _states(
 
     def grip_at(xy: tuple[float, float], stack: Stack, lift: float = 0.0) -> tuple[float, ...]:
         """Where the fingers close on a stack: near the top of its rim."""
-        height = stack_height(stack, towers, layout)
+        height = stack_height(stack, towers, layout, style)
         return (xy[0], xy[1], lift + max(height / 2, height - 8.0))
 
     def above(xy: tuple[float, float], stack: Stack = ()) -> tuple[float, float, float]:
-        return (xy[0], xy[1], stack_height(stack, towers, layout) + HOVER_MM)
+        return (xy[0], xy[1], stack_height(stack, towers, layout, style) + HOVER_MM)
 
     position = start
     table = _Table(dict(position.stacks()), pressed=start.turn.other)
@@ -168,7 +168,7 @@ def _states(
                     squares[target] = after.stack(target)
                 disc: Placement | None = None
                 if i < timing.crown // 2:
-                    rest = stack_height(squares[target], towers, layout)
+                    rest = stack_height(squares[target], towers, layout, style)
                     disc = Placement(crown, xy[0], xy[1], None, rest + LIFT_MM * (1 - i / half))
                     hand = grip_at(xy, crown, disc.lift_mm)
                 else:

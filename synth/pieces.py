@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rules.pieces import Stack
+from rules.pieces import Piece, Stack
 from rules.position import Position
 from rules.variants import Color
 from synth.board_texture import BoardLayout
@@ -46,6 +46,8 @@ class Disc:
     colour: RGB
     angle: float
     stripe: bool
+    crown: bool = False
+    """A crown sticker on the top face (a crowned draughts king)."""
 
 
 def placements(position: Position, layout: BoardLayout) -> list[Placement]:
@@ -58,16 +60,26 @@ def placements(position: Position, layout: BoardLayout) -> list[Placement]:
     return placed
 
 
-def disc_size(layout: BoardLayout) -> tuple[float, float]:
-    """(radius, height) of one disc on this board."""
+def disc_size(layout: BoardLayout, style: Style | None = None) -> tuple[float, float]:
+    """(radius, height) of one disc on this board (``style`` may make pieces taller)."""
     diameter = layout.square_mm * DIAMETER_OF_SQUARE
-    return diameter / 2, diameter * HEIGHT_OF_DIAMETER
+    scale = 1.0 if style is None else style.piece_height
+    return diameter / 2, diameter * HEIGHT_OF_DIAMETER * scale
 
 
-def stack_height(stack: Stack, towers: bool, layout: BoardLayout) -> float:
-    """Height in mm of a stack: draughts kings are two discs, column-game kings one."""
-    _, height = disc_size(layout)
-    return height * sum(2 if (p.king and not towers) else 1 for p in stack)
+def disc_layers(piece: Piece, towers: bool, king_mark: str = "stack") -> int:
+    """Discs one piece is made of: a draughts king is two, unless its set crowns kings."""
+    return 2 if (piece.king and not towers and king_mark == "stack") else 1
+
+
+def stack_height(
+    stack: Stack, towers: bool, layout: BoardLayout, style: Style | None = None
+) -> float:
+    """Height in mm of a stack: draughts kings are two discs (one when crowned),
+    column-game kings one."""
+    _, height = disc_size(layout, style)
+    king_mark = "stack" if style is None else style.king_mark
+    return height * sum(disc_layers(p, towers, king_mark) for p in stack)
 
 
 def discs(placed: list[Placement], style: Style, towers: bool, layout: BoardLayout) -> list[Disc]:
@@ -76,7 +88,7 @@ def discs(placed: list[Placement], style: Style, towers: bool, layout: BoardLayo
     The jitter is seeded by the style and the square, so a piece sits the same way in
     every frame of a game until it moves.
     """
-    radius, height = disc_size(layout)
+    radius, height = disc_size(layout, style)
     white, black = PIECE_SCHEMES[style.pieces]
     result = []
     for p in placed:
@@ -87,7 +99,8 @@ def discs(placed: list[Placement], style: Style, towers: bool, layout: BoardLayo
             colour = white if piece.color is Color.WHITE else black
             shade = 1.0 + float(rng.normal(0, 0.03))
             tinted: RGB = (colour[0] * shade, colour[1] * shade, colour[2] * shade)
-            layers = 2 if (piece.king and not towers) else 1
+            layers = disc_layers(piece, towers, style.king_mark)
+            crowned = piece.king and not towers and layers == 1
             for _ in range(layers):
                 dx, dy = rng.normal(0, style.piece_jitter_mm, 2)
                 result.append(
@@ -100,6 +113,7 @@ def discs(placed: list[Placement], style: Style, towers: bool, layout: BoardLayo
                         colour=tinted,
                         angle=float(rng.uniform(0, 2 * math.pi)),
                         stripe=piece.king and towers,
+                        crown=crowned,
                     )
                 )
                 z += height

@@ -464,7 +464,7 @@ class Renderer:
             )
         rows = np.array(
             [
-                (d.x, d.y, d.z, d.angle, d.radius, d.height, *d.colour, float(d.stripe))
+                (d.x, d.y, d.z, d.angle, d.radius, d.height, *d.colour, _mark(d))
                 for d in board_discs
             ],
             dtype=np.float32,
@@ -541,6 +541,11 @@ class Renderer:
         return np.frombuffer(data, dtype=np.uint8).reshape(*self._shape, 3)[::-1]
 
 
+def _mark(disc: Disc) -> float:
+    """The shader's mark code for a disc: 0 none, 1 a king's stripe, 2 a crown sticker."""
+    return 2.0 if disc.crown else float(disc.stripe)
+
+
 def _light_matrix(azimuth: float, elevation: float, board_width_mm: float) -> NDArray[np.float64]:
     """Orthographic view-projection of a directional light covering the board."""
     towards = np.array(
@@ -609,7 +614,7 @@ def build_truth(
     names = [geometry.name(square) for square in geometry.squares]
     stacks = [on_square.get(square, ()) for square in geometry.squares]
     centre_xy = np.array([layout.cell_centre(*geometry.rowcol(sq)) for sq in geometry.squares])
-    heights = np.array([stack_height(stack, towers, layout) for stack in stacks])
+    heights = np.array([stack_height(stack, towers, layout, style) for stack in stacks])
     count = len(names)
     # Every point in one projection: centres on the board, stack tops, square corners.
     h = layout.square_mm / 2

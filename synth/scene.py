@@ -56,6 +56,8 @@ TABLE_TEXTURES = ("plain", "wood", "cloth", "laminate")
 CLOCK_PLACES = ("none", "left", "right")
 #: Whose scoresheet lies on the table, in front of that player to his right.
 SCORESHEETS = ("none", "white", "black", "both")
+#: How a draughts king shows (:attr:`Style.king_mark`).
+KING_MARKS = ("stack", "crown")
 
 
 def _check_choice(field: str, value: str, options: tuple[str, ...]) -> None:
@@ -134,6 +136,12 @@ class Style:
     """The lamp's place in board widths: x, y from the board's centre, height above it."""
     clock: str = "none"
     scoresheet: str = "none"
+    king_mark: str = "stack"
+    """How a draughts king shows: "stack" (two discs) or "crown" (one disc with a crown
+    sticker on top, as many real sets do). Column-game kings are always striped."""
+    piece_height: float = 1.0
+    """Each disc's height as a multiple of synth's usual (a fifth of its diameter): real
+    sets that crown kings often have tall men."""
 
     def __post_init__(self) -> None:
         find_variant(self.variant)  # raises ValueError naming the variant
@@ -157,6 +165,9 @@ class Style:
         _check_choice("table texture", self.table_texture, TABLE_TEXTURES)
         _check_choice("clock place", self.clock, CLOCK_PLACES)
         _check_choice("scoresheet", self.scoresheet, SCORESHEETS)
+        _check_choice("king mark", self.king_mark, KING_MARKS)
+        if not 0.5 <= self.piece_height <= 5.0:
+            raise ValueError(f"piece height {self.piece_height} is outside 0.5..5 discs")
         if not 0.0 <= self.glare <= 2.0:
             raise ValueError(f"glare {self.glare} is outside 0..2")
         if self.glare > 0 and self.lamp[2] <= 0.1:
@@ -176,8 +187,20 @@ class Style:
         return cls(seed=seed, variant=name)
 
     @classmethod
-    def random(cls, seed: int, variant: Variant | str, *, hand: bool | None = None) -> Style:
-        """A style drawn from ``seed``: the same seed always gives the same style."""
+    def random(
+        cls,
+        seed: int,
+        variant: Variant | str,
+        *,
+        hand: bool | None = None,
+        crowns: float = 0.0,
+        tallest: float = 4.0,
+    ) -> Style:
+        """A style drawn from ``seed``: the same seed always gives the same style.
+
+        ``crowns``: the chance that draughts kings are crowned discs rather than two stacked,
+        on pieces one to ``tallest`` discs tall (0 by default, so every other field and
+        every older render stays as it was)."""
         name = variant if isinstance(variant, str) else variant.name
         rng = np.random.default_rng(seed)
 
@@ -215,6 +238,10 @@ class Style:
         scoresheet = "none"
         if extra.random() < 0.35:
             scoresheet = SCORESHEETS[1 + int(extra.integers(3))]
+        # The stream's last draws. A crowned set's men are one to four discs tall (the
+        # damas set's are 0.7 square sides, 3.7 discs).
+        king_mark = "crown" if extra.random() < crowns else "stack"
+        piece_height = float(extra.uniform(1.0, tallest)) if king_mark == "crown" else 1.0
         markers = bool(rng.random() < 0.4)
         border = float(rng.uniform(10, 45))
         if markers:
@@ -255,6 +282,8 @@ class Style:
             lamp=lamp,
             clock=clock,
             scoresheet=scoresheet,
+            king_mark=king_mark,
+            piece_height=piece_height,
         )
 
 

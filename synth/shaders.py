@@ -98,9 +98,10 @@ void main() {
 )
 
 # mode 0: flat colour; 1: the board's texture; 2: a piece (rim grooves, top ring, optional
-# king stripe); 3: the hand; 5: paper (a scoresheet's texture; 4, the table, has its own
-# program below). ``occluder`` goes into the second target (the occlusion mask)
-# where that surface is the nearest: hands and clutter, not the board or the pieces.
+# king stripe or crown sticker: ``v_stripe`` 1 or 2); 3: the hand; 5: paper (a scoresheet's
+# texture; 4, the table, has its own program below). ``occluder`` goes into the second
+# target (the occlusion mask) where that surface is the nearest: hands and clutter, not
+# the board or the pieces.
 # Besides the directional light, a lamp (a point light) adds a hot spot and glare.
 FRAGMENT = """
 #version 330
@@ -145,6 +146,16 @@ void main() {
         }
         if (v_stripe == 1 && abs(v_local.y) < 0.2 && (side || top)) {
             base = stripe_colour;
+        }
+        if (v_stripe == 2 && top && r < 0.5) {
+            // A crowned king: a light sticker with a crown in a dark shade of the piece colour
+            // (a band and three points), turned with the disc.
+            vec2 q = v_local.xy / 0.5;
+            bool band = abs(q.x) < 0.55 && q.y > -0.45 && q.y < -0.2;
+            float tip = 0.5 - q.y;
+            bool points = q.y >= -0.2 && q.y < 0.5 && (abs(q.x) < 0.22 * tip / 0.7
+                || abs(abs(q.x) - 0.45) < 0.18 * tip / 0.7);
+            base = (band || points) ? v_colour * 0.45 + 0.05 : vec3(0.9, 0.89, 0.85);
         }
     } else if (mode == 5) {
         base = texture(paper_tex, vec2(v_local.x + 0.5, 0.5 - v_local.y)).rgb;

@@ -41,3 +41,75 @@ def test_procedural_crops_are_seeded() -> None:
     b = procedural_set(5, seed=1)
     for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(x, y)
+
+
+def test_a_crowned_king_is_labelled_one_disc() -> None:
+    from models.synth_source import disc_count
+    from rules.pieces import BLACK_MAN, WHITE_KING
+
+    assert disc_count((WHITE_KING,), towers=False) == 2  # two stacked discs
+    assert disc_count((WHITE_KING,), towers=False, king_mark="crown") == 1
+    assert disc_count((WHITE_KING, BLACK_MAN), towers=True, king_mark="crown") == 2
+
+
+def test_towers_are_drawn_into_batches_as_often_as_weighted() -> None:
+    pytest.importorskip("torch")
+    from models.dataset import SquareSet
+    from models.train import _batches, sample_weights
+
+    heights = np.array([0, 1, 2, 3, 5, 8] * 500)
+    data = SquareSet(np.zeros((len(heights), 2, 2, 3), np.uint8), heights * 0, heights)
+    even = np.concatenate(_batches(np.random.default_rng(0), sample_weights(data, 1.0), 100))
+    assert sorted(even.tolist()) == list(range(len(heights)))  # every crop once
+    drawn = np.concatenate(_batches(np.random.default_rng(0), sample_weights(data, 4.0), 100))
+    towers = (heights[drawn] >= 3).mean()
+    assert towers == pytest.approx(3 * 4 / (3 * 4 + 3), abs=0.03)  # 12 of 15 weight units
+
+
+def test_a_shipped_onnx_model_seeds_a_net_that_reads_as_it_does() -> None:
+    pytest.importorskip("torch")
+    import torch
+
+    from models.classifier import DEFAULT_MODEL, to_input
+    from models.onnx_init import net_from_onnx
+
+    crops, _, _ = procedural_set(300, seed=5)
+    net = net_from_onnx(DEFAULT_MODEL, crops[:200])
+    with torch.no_grad():
+        tops, heights, _ = net(torch.from_numpy(to_input(crops[200:])))
+    shipped = OnnxSquareClassifier.load().run(crops[200:])
+    # Up to the file's int8 rounding: the same tops, the same expected disc counts.
+    assert (tops.argmax(1).numpy() == shipped.tops.argmax(1)).mean() >= 0.95
+    expected = (torch.softmax(heights, 1).numpy() - shipped.heights) @ np.arange(9)
+    assert np.abs(expected).mean() < 0.15
+
+
+def test_a_model_of_another_shape_cannot_seed_the_net(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from models.onnx_init import net_from_onnx
+
+    weight = numpy_helper.from_array(np.zeros((4, 3, 3, 3), np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"])],
+        "one_conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 6, 6])],
+        [weight],
+    )
+    path = tmp_path / "other.onnx"
+    onnx.save(helper.make_model(graph), str(path))
+    crops, _, _ = procedural_set(8, seed=1)
+    with pytest.raises(ValueError, match="1 convolutions, SquareNet has 5"):
+        net_from_onnx(path, crops)
+
+
+def test_sets_with_crowned_kings_are_cached_apart(tmp_path: Path) -> None:
+    from models.dataset import cached_set
+
+    cached_set("procedural", 4, seed=2, size=48, cache=tmp_path)
+    cached_set("procedural", 4, seed=2, size=48, cache=tmp_path, crowns=0.3)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["procedural-n4-s2-48px-ctx-crowns30.npz", "procedural-n4-s2-48px-ctx.npz"]

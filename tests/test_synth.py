@@ -537,3 +537,64 @@ def test_every_frame_of_a_random_game_keeps_the_pieces_and_ends_each_ply_on_its_
         if state.phase == "still":
             before = pieces
     assert any(m.captures for m in moves)
+
+
+def test_a_crowned_king_is_one_disc_with_a_light_crown_sticker_on_top(renderer: Renderer) -> None:
+    russian = find_variant("russian")
+    g = russian.geometry
+    king, man = g.parse_square("c3"), g.parse_square("g3")
+    position = Position.from_stacks(
+        russian, {king: parse_stack("B"), man: parse_stack("b")}, Color.WHITE
+    )
+    style = tilted(variant="russian", pieces="white-black", glare=0.0)
+    crowned = renderer.render(position, dataclasses.replace(style, king_mark="crown"))
+    stacked = renderer.render(position, style)
+
+    def band(out: Any, name: str) -> float:
+        top, centre = np.array(out.truth["tops"][name]), np.array(out.truth["centres"][name])
+        return float(np.linalg.norm(top - centre))
+
+    # A crowned king stands as tall as a man; a stacked king twice as tall.
+    assert band(crowned, "c3") == pytest.approx(band(crowned, "g3"), rel=0.1)
+    assert band(stacked, "c3") == pytest.approx(2 * band(stacked, "g3"), rel=0.1)
+
+    def top_light(out: Any, name: str) -> float:
+        """The light end of the top face's middle (the sticker round the dark crown)."""
+        u, v = (round(c) for c in out.truth["tops"][name])
+        patch = out.image[v - 4 : v + 5, u - 4 : u + 5]
+        return float(np.percentile(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), 80))
+
+    # The sticker makes the black king's top light; the black man's stays dark.
+    assert top_light(crowned, "c3") > top_light(crowned, "g3") + 80
+    assert top_light(stacked, "c3") < top_light(stacked, "g3") + 20
+
+
+def test_tall_pieces_stand_as_tall_as_their_style_says(renderer: Renderer) -> None:
+    russian = find_variant("russian")
+    man = russian.geometry.parse_square("e3")
+    position = Position.from_stacks(russian, {man: parse_stack("w")}, Color.WHITE)
+    style = tilted(variant="russian")
+    tall = renderer.render(position, dataclasses.replace(style, piece_height=3.0))
+    usual = renderer.render(position, style)
+
+    def band(out: Any) -> float:
+        top, centre = np.array(out.truth["tops"]["e3"]), np.array(out.truth["centres"]["e3"])
+        return float(np.linalg.norm(top - centre))
+
+    assert band(tall) == pytest.approx(3 * band(usual), rel=0.1)
+
+
+def test_crowns_are_drawn_only_when_asked_and_change_nothing_else() -> None:
+    for seed in range(20):
+        plain = Style.random(seed, "russian")
+        assert plain.king_mark == "stack" and plain.piece_height == 1.0
+        assert Style.random(seed, "russian", crowns=0.0) == plain
+        crowned = Style.random(seed, "russian", crowns=1.0)
+        assert crowned.king_mark == "crown" and 1.0 <= crowned.piece_height <= 4.0
+        assert dataclasses.replace(crowned, king_mark="stack", piece_height=1.0) == plain
+        usual = Style.random(seed, "russian", crowns=1.0, tallest=1.0)
+        assert usual == dataclasses.replace(crowned, piece_height=1.0)
+    with pytest.raises(ValueError, match="king mark"):
+        Style(seed=0, variant="russian", king_mark="sticker")
+    with pytest.raises(ValueError, match="piece height"):
+        Style(seed=0, variant="russian", piece_height=0.1)

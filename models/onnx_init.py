@@ -1,0 +1,97 @@
+"""Torch weights from a shipped ONNX model, to fine-tune it when its checkpoint is gone.
+
+The export folded each BatchNorm into its convolution and the int8 file keeps weights as
+int8 with per-channel scales. :func:`net_from_onnx` dequantises them into a
+:class:`SquareNet` and rebuilds each BatchNorm so that it computes the folded layer: its
+running statistics are those of the convolution's output on sample crops, and its scale
+and shift undo them. In eval mode the net then reads as the file does (up to rounding);
+in training mode a batch's statistics are close to the running ones, so fine-tuning
+starts where the shipped model stands rather than from a disturbed copy.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+from onnx import numpy_helper
+from torch import nn
+
+from models.classifier import to_input
+from models.net import SquareNet
+
+
+def _float_tensors(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    """Every initializer by name, and every DequantizeLinear of initializers, dequantised."""
+    values = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type != "DequantizeLinear" or node.input[0] not in values:
+            continue
+        q, scale, zero = (values[name] for name in node.input[:3])
+        axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
+        if scale.ndim == 1 and scale.size > 1:  # per channel along ``axis``
+            shape = [1] * q.ndim
+            shape[axis] = -1
+            scale, zero = scale.reshape(shape), zero.reshape(shape)
+        values[node.output[0]] = (q.astype(np.float32) - zero.astype(np.float32)) * scale
+    return {k: np.asarray(v, np.float32) for k, v in values.items()}
+
+
+def net_from_onnx(path: Path, sample_crops: np.ndarray) -> SquareNet:
+    """A :class:`SquareNet` that reads as the ONNX file at ``path`` does.
+
+    ``sample_crops``: ``(N, H, W, 3)`` uint8 crops (a few hundred) for the BatchNorm
+    statistics. Raises ``ValueError`` when the file's layers do not match the net.
+    """
+    model = onnx.load(str(path))
+    values = _float_tensors(model)
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    gemms = [n for n in model.graph.node if n.op_type == "Gemm"]
+    net = SquareNet()
+    modules = list(net.body.modules())
+    pairs = [
+        (m, norm)
+        for m, norm in itertools.pairwise(modules)
+        if isinstance(m, nn.Conv2d) and isinstance(norm, nn.BatchNorm2d)
+    ]
+    if len(pairs) != len(convs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, SquareNet has {len(pairs)}")
+    x = torch.from_numpy(to_input(sample_crops))
+    net.eval()
+    captured: list[torch.Tensor] = []
+    with torch.no_grad():
+        for (conv, norm), node in zip(pairs, convs, strict=True):
+            weight, bias = values[node.input[1]], values[node.input[2]]
+            if tuple(weight.shape) != tuple(conv.weight.shape):
+                raise ValueError(f"{path}: conv {node.name} is {weight.shape}")
+            conv.weight.copy_(torch.from_numpy(weight))
+            # The conv's output on the samples, through the layers already set.
+            captured.clear()
+            hook = conv.register_forward_hook(lambda _m, _i, out: captured.append(out))
+            net(x)
+            hook.remove()
+            out = captured[0]
+            mean = out.mean(dim=(0, 2, 3))
+            var = out.var(dim=(0, 2, 3), unbiased=False)
+            assert norm.running_mean is not None and norm.running_var is not None
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(var)
+            norm.weight.copy_(torch.sqrt(var + norm.eps))
+            norm.bias.copy_(mean + torch.from_numpy(bias))
+        for linear, prefix in (
+            (net.embed[2], "embed.2."),
+            (net.top_head, "top_head."),
+            (net.height_head, "height_head."),
+        ):
+            assert isinstance(linear, nn.Linear)
+            node = next((g for g in gemms if g.input[1].startswith(prefix)), None)
+            if node is None:
+                raise ValueError(f"{path}: no Gemm with weights {prefix}weight")
+            weight, bias = values[node.input[1]], values[node.input[2]]
+            transposed = any(a.name == "transB" and a.i == 1 for a in node.attribute)
+            linear.weight.copy_(torch.from_numpy(weight if transposed else weight.T))
+            linear.bias.copy_(torch.from_numpy(bias))
+    return net
