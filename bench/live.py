@@ -9,7 +9,7 @@ Pinned to one core. Parts:
   and the journal; wall and CPU milliseconds per frame (median, p95), frames a second
   one core sustains, and how many of the plies were recorded.
 - ``vision_board``: the same video played in real time through capture, vision, recorder,
-  journal and the real server: from the first frame without a hand after a move to the
+  journal and the real server: from the frame the hand leaves the board after a move to the
   move at a WebSocket client.
 - ``pipeline``: observation -> recorder -> journal (SQLite, fsync per move) -> table
   service, as fast as it goes: frames per second it sustains, per-frame latency, and
@@ -151,12 +151,19 @@ def recorded_prefix(played: list[str], recorded: list[str]) -> int:
 
 
 def hand_left_frames(truth: list[dict[str, Any]]) -> dict[int, int]:
-    """Ply -> index of its first frame without a hand (the hand has left the board)."""
-    return {
-        t["ply"]: t["frame"]
-        for t, before in zip(truth[1:], truth, strict=False)
-        if before["hand_present"] and not t["hand_present"]
-    }
+    """Ply -> index of the frame in which its hand last left the board: the first frame
+    after it covering no square, when the hand may still be in view (it goes on to press
+    the clock beside the board; the move is on the board before it is out of the image).
+    The last such frame of the ply, as the hand may leave and come back (captures)."""
+
+    def over_board(t: dict[str, Any]) -> bool:
+        return bool(t["hand_present"]) and max(t["occlusion"].values(), default=0.0) > 0
+
+    left: dict[int, int] = {}
+    for t, before in zip(truth[1:], truth, strict=False):
+        if over_board(before) and not over_board(t) and t["ply"] == before["ply"]:
+            left[t["ply"]] = t["frame"]
+    return left
 
 
 def bench_vision(video: Path, truth: list[dict[str, Any]], moves: list[Move]) -> None:
@@ -193,10 +200,11 @@ def bench_vision(video: Path, truth: list[dict[str, Any]], moves: list[Move]) ->
         recorded = [p.notation for p in service.current("v").plies]
     played = [str(m) for m in moves]
     left = hand_left_frames(truth)
+    # negative where the move was read while the hand was still over other squares
     settle = [
         (frame - left[ply]) / TIMING.fps
         for ply, frame in enumerate(move_frames, start=1)
-        if ply in left and frame >= left[ply]
+        if ply in left
     ]
     emit(
         {
@@ -213,6 +221,7 @@ def bench_vision(video: Path, truth: list[dict[str, Any]], moves: list[Move]) ->
             "plies_recorded": len(recorded),
             "plies_right_before_first_error": recorded_prefix(played, recorded),
             "hand_left_to_move_video_time": ms(settle),
+            "hand_left_measured_plies": len(settle),
         }
     )
 

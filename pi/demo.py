@@ -52,7 +52,15 @@ def plan_demo(
     """Choose what the demo plays (see the module docstring)."""
     video = _explicit(source) if source else bundled_video()
     truth = _truth(video) if video else None
-    name = find_variant(variant or (truth or {}).get("variant") or settings.variant).name
+    rendered = (truth or {}).get("variant")
+    name = find_variant(variant or rendered or settings.variant).name
+    reason = f"no rendered game video in {BUNDLED} (render one with synth)"
+    if video is not None and rendered and find_variant(str(rendered)).name != name:
+        # vision would look for the wrong board and never calibrate
+        if source:
+            raise ValueError(f"{video} is a game of {rendered}, not {name}: leave out --variant")
+        reason = f"the bundled video is a game of {rendered}, not {name}"
+        video = truth = None
     if video is not None:
         try:
             vision_recognizer(settings)
@@ -63,8 +71,6 @@ def plan_demo(
             )
         except VisionUnavailableError as exc:
             reason = f"{exc}; playing its game as perfect observations"
-    else:
-        reason = f"no rendered game video in {BUNDLED} (render one with synth)"
     log.warning("the demo skips the camera and vision: %s", reason)
     moves = (truth or {}).get("moves")
     start = Position.initial(find_variant(name))

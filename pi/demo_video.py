@@ -108,10 +108,10 @@ def build_demo(
     video = out / "demo.mp4"
     lead_in = replace(TIMING, still=round(LEAD_IN_SECONDS * TIMING.fps))
     with tempfile.TemporaryDirectory() as scratch:
-        board, game = Path(scratch) / "start", Path(scratch) / "game"
-        write_game(start, [], style, board, timing=lead_in, size=FRAME_SIZE)
+        lead, game = Path(scratch) / "start", Path(scratch) / "game"
+        write_game(start, [], style, lead, timing=lead_in, size=FRAME_SIZE)
         write_game(start, moves, style, game, timing=TIMING, size=FRAME_SIZE)
-        encode_h264([board / "game.mp4", game / "game.mp4"], video)
+        encode_h264([lead / "game.mp4", game / "game.mp4"], video)
     description = {
         "variant": variant.name,
         "moves": [str(m) for m in moves],

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from damcam.cli import app
@@ -48,7 +49,10 @@ def test_record_without_a_board_says_why_and_still_writes_the_sheet(tmp_path: Pa
     assert '[GameType "20"]' in out.read_text()
 
 
-def test_demo_without_a_video_says_what_it_plays(tmp_path: Path) -> None:
+def test_demo_without_a_video_says_what_it_plays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pi.demo.BUNDLED", tmp_path / "no-demo")
     plan = plan_demo(Settings(journal=tmp_path / "j.sqlite"), variant="russian")
     assert plan.variant == "russian"
     assert isinstance(plan.source, ObservationSource) and plan.source.live
@@ -72,3 +76,25 @@ def test_demo_names_a_missing_source() -> None:
     result = runner.invoke(app, ["demo", "--source", "no/such/game.mp4"])
     assert result.exit_code == 2
     assert "demo source not found" in result.output
+
+
+def test_demo_plays_the_bundled_video_by_default(tmp_path: Path) -> None:
+    plan = plan_demo(Settings(journal=tmp_path / "j.sqlite"))
+    assert plan.variant == "international"
+    assert plan.source.needs_vision and plan.source.live
+    assert "pi/demo/demo.mp4" in plan.description and "vision" in plan.description
+
+
+def test_demo_of_another_variant_does_not_play_the_international_video(tmp_path: Path) -> None:
+    plan = plan_demo(Settings(journal=tmp_path / "j.sqlite"), variant="russian")
+    assert plan.variant == "russian" and not plan.source.needs_vision
+    assert "the bundled video is a game of international, not russian" in plan.description
+
+
+def test_demo_refuses_a_video_of_another_variant(tmp_path: Path) -> None:
+    video = tmp_path / "game.mp4"
+    video.write_bytes(b"")
+    (tmp_path / "game.json").write_text('{"variant": "international"}', encoding="utf-8")
+    result = runner.invoke(app, ["demo", "--source", str(video), "--variant", "russian"])
+    assert result.exit_code == 2
+    assert "is a game of international, not russian" in " ".join(result.output.split())

@@ -172,6 +172,18 @@ def test_scoresheet_page_has_players_moves_and_signatures(server: str) -> None:
     assert "Signature White" in html and "Signature Black" in html
     # no Site was set: the printed sheet leaves a blank to write in, not PDN's "?"
     assert '<td class="label">Site</td><td></td>' in html
+    assert "from the camera, game" in html  # no correction, none claimed
+
+
+def test_scoresheet_marks_the_arbiters_corrections(server: str) -> None:
+    play(server, ["32-28", "17-22"])
+    r = httpx.post(
+        f"{server}/api/tables/7/arbiter/correct", json={"ply": 1, "notation": "33-28"}, headers=AUTH
+    )
+    assert r.status_code == 200, r.text
+    html = httpx.get(f"{server}/scoresheet/7").text
+    assert "<td>33-28*</td><td>17-22</td>" in html
+    assert "with the arbiter's\ncorrections (the moves marked *)" in html
 
 
 def test_health_and_openapi(server: str) -> None:

@@ -5,7 +5,9 @@ and that difference is skin-coloured or still moving. A settled difference that 
 neither is a piece that was moved, which the classifier must see, not a hand. The stable
 image is refreshed once the whole board has been still for a few frames and what differs
 is piece-sized (a moved man may well be skin-coloured: cream, red or wooden sets); a
-large or edge-reaching difference is an arm and waits. Differences are taken against the
+large or edge-reaching difference is an arm and waits, and so does any change on a light
+square, where no piece ever stands (a hand the colour of the board shows little more
+than its outline). Differences are taken against the
 3x3 neighbourhood, so the sway of a camera by a pixel is not motion.
 """
 
@@ -108,11 +110,14 @@ class OcclusionGate:
         cells = self._per_cell(self._around_hands(hidden, moving))
         self._previous = colour
         self._still_count = self._still_count + 1 if motion < s.still_motion else 0
-        clear = not self._hand_regions(hidden).any() and not self._light_changed(changed)
         if (
             self._stable is None
-            or (self._still_count >= s.still_frames and clear)
             or self._still_count >= s.stale_frames
+            or (
+                self._still_count >= s.still_frames
+                and not self._hand_regions(hidden).any()
+                and not self._light_changed(changed)
+            )
         ):
             self._stable = colour
         return Gate(cells=cells, occlusion=float(hidden.mean()), motion=motion)

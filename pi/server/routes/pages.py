@@ -52,6 +52,7 @@ def scoresheet(request: Request, table: str, game: str, tables: TablesDep) -> HT
             "first_side": first.name.title(),
             "second_side": first.other.name.title(),
             "flags": record.flags,
+            "corrected": any(p.corrected for p in record.plies),
             "result_text": RESULT_TEXT.get(record.result, record.result),
         },
     )

@@ -208,7 +208,8 @@ function showHealth(h) {
     banner.textContent = text;
   }
   const fig = document.getElementById("health");
-  fig.textContent = h ? `${h.fps} fps · ${h.latency_ms_median ?? "–"} ms · ${h.moves_recorded} moves` : "";
+  const latency = h && h.latency_ms_median != null ? Math.round(h.latency_ms_median) : "–";
+  fig.textContent = h ? `${h.fps} fps · ${latency} ms · ${h.moves_recorded} moves` : "";
 }
 
 function connect(delay) {
