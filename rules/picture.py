@@ -70,11 +70,23 @@ class Picture:
 
         ``tolerate`` marks squares where a king may still look like a man: a man just
         crowned whose second disc is not on yet (I 3.6), or a king that lost it.
+
+        A man read as a king of its colour is no mismatch (:meth:`rank_mismatch`).
         """
         colour = (position.white ^ self.white) | (position.black ^ self.black)
-        rank = position.kings ^ self.kings
-        excused = tolerate & position.kings & ~self.kings & ~colour
-        return (colour | (rank & ~excused)) & self.known
+        excused = tolerate & ~colour
+        return (colour | (self.rank_mismatch(position) & ~excused)) & self.known
+
+    def rank_mismatch(self, position: Position) -> Bitboard:
+        """Squares where the position has a king and the picture a man.
+
+        Only that way round: a king read where the position has a man is excused. The
+        camera cannot always tell them apart that way (a king is a man with a second
+        disc on it; a man seen from a slant, or a tower of two, shows the same edge),
+        while the rules know every man's rank from the moves: nothing legal or named
+        irregular puts a king where a man stood except a promotion, which the move
+        itself says. A king that looks like a man is evidence (I 3.6, 3.7)."""
+        return position.kings & ~self.kings
 
     def reachable(
         self, position: Position, tolerate: Bitboard, white_plies: int, black_plies: int
@@ -83,8 +95,7 @@ class Picture:
         picture: each ply lands one piece on one square, and a piece leaves its square
         by moving (one per ply of its side) or by being captured (at most the surplus of
         its colour on the board over the picture)."""
-        excused = tolerate & position.kings & ~self.kings
-        rank = (position.kings ^ self.kings) & ~excused
+        rank = self.rank_mismatch(position) & ~tolerate
         for mine, seen, plies in (
             (position.white, self.white, white_plies),
             (position.black, self.black, black_plies),

@@ -254,6 +254,9 @@ class Recorder:
         self._n = variant.geometry.square_count
         self._window = _Window(self._n)
         self._rotated = False
+        self._swapped = False
+        """The calibration took Black's men for White's (sets whose colours are alike):
+        readings are turned half a turn and their colours exchanged (see _swap)."""
         self._seen_picture = False
         self._tolerate: Bitboard = 0
         self._crown_due: dict[Square, int] = {}
@@ -317,7 +320,8 @@ class Recorder:
                 self._n,
             )
             return None
-        readings = obs.squares[::-1] if self._rotated else obs.squares
+        turned = self._rotated != self._swapped
+        readings = obs.squares[::-1] if turned else obs.squares
         floor = cfg.probability_floor
         logp: list[tuple[float, ...] | None] = []
         labels: list[int] = []
@@ -331,6 +335,8 @@ class Recorder:
                 heights.append(None)
                 continue
             lp = tuple(math.log(max(p, floor)) for p in r.probs)
+            if self._swapped:
+                lp = _swap_colours(lp)
             logp.append(lp)
             labels.append(max(range(TOP_COUNT), key=lp.__getitem__))
             if r.height is not None and r.height_sigma and self.variant.towers:
@@ -403,6 +409,10 @@ class Recorder:
         )
         best_score, _, best = scored[0]
         if picture.mismatch(best.after, best.tolerate) != 0:
+            if self._first_move_swaps(sums):
+                self._swap()
+                self._decide(now)
+                return
             self._unexplained(picture, now, window_start)
             return
         margin = self.config.accept_margin_nats
@@ -425,6 +435,55 @@ class Recorder:
         self._seen_picture = True
         self._pending_picture = None
         self._record_plies(best.moves, window_start, picture, alternatives)
+
+    def _first_move_swaps(self, sums: list[list[float] | None]) -> bool:
+        """Whether the first move was made by the colour the calibration calls the
+        opponent's: before any ply is recorded, from a start position that looks the same
+        turned half a turn with its colours exchanged, no legal ply explains the picture
+        but one explains it so turned (with the margin a move needs).
+
+        A camera cannot tell which of two alike sets (purple and teal, say) is White's
+        from the start position; the first move tells (White moves first, Black in
+        English checkers). The price: a first move out of turn is read as this."""
+        if self.record or self._swapped or self._rotated or self.position != self.start:
+            return False
+        if not _looks_the_same_swapped(self.start):
+            return False
+        turned = [None if s is None else list(_swap_colours(s)) for s in sums[::-1]]
+        picture = self._picture(turned)
+        scored = sorted(
+            ((self._score(c, turned), i, c) for i, c in enumerate(self._successors())),
+            key=lambda x: (-x[0], x[1]),
+        )
+        best_score, _, best = scored[0]
+        if not best.moves or picture.mismatch(best.after, best.tolerate) != 0:
+            return False
+        margin = self.config.accept_margin_nats
+        return all(best_score - s >= margin for s, _, c in scored[1:] if c.after != best.after)
+
+    def _swap(self) -> None:
+        """Read the colours the other way round from now on (and the evidence so far)."""
+        self._swapped = True
+        log.warning(
+            "%s: the first move was made by the colour read as the opponent's: the"
+            " calibration's colours are taken the other way round from now on",
+            self.variant.name,
+        )
+        n = self._n
+        frames = [
+            _Frame(
+                f.time,
+                tuple(None if lp is None else _swap_colours(lp) for lp in f.logp[::-1]),
+                tuple(-1 if t < 0 else _SWAPPED_TOP[t] for t in f.labels[::-1]),
+                f.heights[::-1],
+            )
+            for f in self._window.frames
+        ]
+        assert all(len(f.logp) == n for f in frames)
+        self._window.clear()
+        for f in frames:
+            self._window.add(f)
+        self._pending_picture = None
 
     def _unexplained(self, picture: Picture, now: float, window_start: float) -> None:
         """No single ply explains the picture: wait, then catch up or arbitrate."""
@@ -773,6 +832,26 @@ class Recorder:
     def board_result(self) -> str:
         """The result the board shows (``*`` while play goes on), for the arbiter to confirm."""
         return self._game.board_result()
+
+
+_SWAPPED_TOP = (Top.EMPTY, Top.BLACK_MAN, Top.BLACK_KING, Top.WHITE_MAN, Top.WHITE_KING)
+"""Each top with its colour exchanged."""
+
+
+def _swap_colours(values: tuple[float, ...] | list[float]) -> tuple[float, ...]:
+    """Per-top values (indexed by Top) with White's and Black's exchanged."""
+    return tuple(values[t] for t in _SWAPPED_TOP)
+
+
+def _looks_the_same_swapped(position: Position) -> bool:
+    """Whether the position looks the same from above turned half a turn with its colours
+    exchanged (every start position of a variant whose two sides start alike)."""
+    seen = view(position)
+    last = len(seen) - 1
+    return all(
+        seen[last - sq].top == _SWAPPED_TOP[sv.top] and seen[last - sq].height == sv.height
+        for sq, sv in enumerate(seen)
+    )
 
 
 def _sequences(start: Position, tolerate: Bitboard, picture: Picture, depths: range) -> list[Seq]:
