@@ -7,6 +7,7 @@ and the arbiter compare positions with it thousands of times.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from rules.geometry import Bitboard, Square
@@ -26,6 +27,8 @@ class Picture:
     black: Bitboard
     kings: Bitboard
     known: Bitboard
+    loose: Bitboard = 0
+    """Squares read as kings that may be men (see :meth:`loosened`)."""
 
     @classmethod
     def from_tops(cls, variant: Variant, tops: dict[Square, Top]) -> Picture:
@@ -70,23 +73,26 @@ class Picture:
 
         ``tolerate`` marks squares where a king may still look like a man: a man just
         crowned whose second disc is not on yet (I 3.6), or a king that lost it.
-
-        A man read as a king of its colour is no mismatch (:meth:`rank_mismatch`).
         """
         colour = (position.white ^ self.white) | (position.black ^ self.black)
-        excused = tolerate & ~colour
-        return (colour | (self.rank_mismatch(position) & ~excused)) & self.known
+        return (colour | self._rank_mismatch(position, tolerate)) & self.known
 
-    def rank_mismatch(self, position: Position) -> Bitboard:
-        """Squares where the position has a king and the picture a man.
+    def _rank_mismatch(self, position: Position, tolerate: Bitboard) -> Bitboard:
+        """Squares whose rank differs, less the excused: a king still looking like a man
+        where tolerated, a man read as a king where the picture is loose."""
+        crowned_man = tolerate & position.kings & ~self.kings
+        kinged_man = self.loose & self.kings & ~position.kings
+        return (position.kings ^ self.kings) & ~crowned_man & ~kinged_man
 
-        Only that way round: a king read where the position has a man is excused. The
-        camera cannot always tell them apart that way (a king is a man with a second
-        disc on it; a man seen from a slant, or a tower of two, shows the same edge),
-        while the rules know every man's rank from the moves: nothing legal or named
-        irregular puts a king where a man stood except a promotion, which the move
-        itself says. A king that looks like a man is evidence (I 3.6, 3.7)."""
-        return position.kings & ~self.kings
+    def loosened(self) -> Picture:
+        """The picture with every king read taken as maybe a man.
+
+        A camera cannot always tell a man from a king that way (a king is a man with a
+        second disc on it; a man seen from a slant, or a tower of two, shows the same
+        edge), while the rules know every man's rank from the moves. A king read where a
+        man stands is still evidence (of a promotion the camera did not see), so the
+        recorder tries the picture as read first and this one only when nothing fits."""
+        return dataclasses.replace(self, loose=self.kings & self.known)
 
     def reachable(
         self, position: Position, tolerate: Bitboard, white_plies: int, black_plies: int
@@ -95,7 +101,7 @@ class Picture:
         picture: each ply lands one piece on one square, and a piece leaves its square
         by moving (one per ply of its side) or by being captured (at most the surplus of
         its colour on the board over the picture)."""
-        rank = self.rank_mismatch(position) & ~tolerate
+        rank = self._rank_mismatch(position, tolerate)
         for mine, seen, plies in (
             (position.white, self.white, white_plies),
             (position.black, self.black, black_plies),

@@ -408,7 +408,7 @@ class Recorder:
             key=lambda x: (-x[0], x[1]),
         )
         best_score, _, best = scored[0]
-        if picture.mismatch(best.after, best.tolerate) != 0:
+        if not _fits(picture, best):
             if self._first_move_swaps(sums):
                 self._swap()
                 self._decide(now)
@@ -456,7 +456,7 @@ class Recorder:
             key=lambda x: (-x[0], x[1]),
         )
         best_score, _, best = scored[0]
-        if not best.moves or picture.mismatch(best.after, best.tolerate) != 0:
+        if not best.moves or not _fits(picture, best):
             return False
         margin = self.config.accept_margin_nats
         return all(best_score - s >= margin for s, _, c in scored[1:] if c.after != best.after)
@@ -582,9 +582,10 @@ class Recorder:
         one of them: their extensions by one or two plies are tried."""
         key = (self.position, picture, self._open)
         if key not in self._searched:
-            found = _sequences(
-                self.position, self._tolerate, picture, range(2, self.config.catch_up_plies + 1)
-            )
+            depths = range(2, self.config.catch_up_plies + 1)
+            found = _sequences(self.position, self._tolerate, picture, depths)
+            if not found and picture.kings:
+                found = _sequences(self.position, self._tolerate, picture.loosened(), depths)
             if not found:
                 for seq in self._open:
                     end, tol = self._after(seq)
@@ -852,6 +853,14 @@ def _looks_the_same_swapped(position: Position) -> bool:
         seen[last - sq].top == _SWAPPED_TOP[sv.top] and seen[last - sq].height == sv.height
         for sq, sv in enumerate(seen)
     )
+
+
+def _fits(picture: Picture, cand: _Candidate) -> bool:
+    """Whether the candidate explains the picture: as read, or with its kings taken as
+    maybe men (:meth:`Picture.loosened`)."""
+    if picture.mismatch(cand.after, cand.tolerate) == 0:
+        return True
+    return bool(picture.kings) and picture.loosened().mismatch(cand.after, cand.tolerate) == 0
 
 
 def _sequences(start: Position, tolerate: Bitboard, picture: Picture, depths: range) -> list[Seq]:
