@@ -348,8 +348,11 @@ class Recorder:
     def _add(self, frame: _Frame) -> None:
         """Append a frame; start a new window when some square has clearly changed.
 
-        A square has changed when the last ``stable_frames`` frames agree on a top that
-        the earlier frames of the window did not mostly show (vision may miss the motion).
+        A square has changed when the last ``stable_frames`` frames agree on a side
+        (empty, White, Black) that the earlier frames of the window did not mostly show
+        (vision may miss the motion). Man or king is left out: a classifier unsure of the
+        rank flickers between them on a board that stands still, and every restart of the
+        window would leave too few frames to read the board by.
         """
         window = self._window
         window.add(frame)
@@ -358,12 +361,15 @@ class Recorder:
         if len(frames) > k:
             recent = frames[-k:]
             for sq in range(self._n):
-                label = recent[0].labels[sq]
-                if label < 0 or any(f.labels[sq] != label for f in recent[1:]):
+                side = _SIDE[recent[0].labels[sq]]
+                if side < 0 or any(_SIDE[f.labels[sq]] != side for f in recent[1:]):
                     continue
                 votes = window.votes[sq]
-                earlier = [votes[t] - (k if t == label else 0) for t in range(TOP_COUNT)]
-                if sum(earlier) and max(range(TOP_COUNT), key=earlier.__getitem__) != label:
+                earlier = [0, 0, 0]
+                for t in range(TOP_COUNT):
+                    earlier[_SIDE[t]] += votes[t]
+                earlier[side] -= k
+                if sum(earlier) and max(range(3), key=earlier.__getitem__) != side:
                     window.keep_last(k)
                     break
         if len(frames) > self.config.max_window_frames:
@@ -835,6 +841,9 @@ class Recorder:
         return self._game.board_result()
 
 
+_SIDE = {-1: -1, 0: 0, 1: 1, 2: 1, 3: 2, 4: 2}
+"""A top's side: 0 empty, 1 White, 2 Black (-1: the square was hidden)."""
+
 _SWAPPED_TOP = (Top.EMPTY, Top.BLACK_MAN, Top.BLACK_KING, Top.WHITE_MAN, Top.WHITE_KING)
 """Each top with its colour exchanged."""
 
@@ -923,9 +932,11 @@ def _common_prefix(sequences: list[Seq]) -> Seq:
 
 
 def _conflict(a: Picture, b: Picture) -> bool:
-    """Whether two pictures disagree on a square both read."""
+    """Whether two pictures disagree on the side (empty, White, Black) of a square both
+    read; man or king is left out, as a classifier unsure of the rank flickers between
+    them (and an irregular picture must still stand its time to be flagged)."""
     both = a.known & b.known
-    return bool(((a.white ^ b.white) | (a.black ^ b.black) | (a.kings ^ b.kings)) & both)
+    return bool(((a.white ^ b.white) | (a.black ^ b.black)) & both)
 
 
 def _moved_tolerance(p: Position, m: Move, tolerate: Bitboard) -> Bitboard:

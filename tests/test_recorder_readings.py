@@ -12,27 +12,36 @@ from rules.recorder import Recorder
 from rules.variants import find_variant
 
 Reader = Callable[[int, Top], SquareReading]
+Board = tuple[Top, ...]
 
 
 def _certain(_sq: int, top: Top) -> SquareReading:
     return SquareReading.certain(top)
 
 
-def _frames(positions: list[Position], read: Reader = _certain) -> list[Observation]:
-    """Each position held still for a second at 10 frames a second, a hand over the board
-    for half a second between them."""
+def _tops(position: Position) -> Board:
+    return tuple(Top.of(position.piece_at(sq)) for sq in position.variant.geometry.squares)
+
+
+def _frames(
+    positions: list[Position] | list[Board],
+    read: Reader = _certain,
+    flicker: Reader | None = None,
+    hold: int = 10,
+) -> list[Observation]:
+    """Each board held still for ``hold`` frames at 10 a second, a hand over it for half
+    a second between them; ``flicker`` reads five frames in every ten, if given."""
     out: list[Observation] = []
     t = 0.0
-    for k, position in enumerate(positions):
+    for k, board in enumerate(positions):
+        tops = board if isinstance(board, tuple) else _tops(board)
         if k:
             for _ in range(5):
                 out.append(Observation(t, out[-1].squares, occlusion=0.4, motion=0.3))
                 t += 0.1
-        squares = tuple(
-            read(sq, Top.of(position.piece_at(sq))) for sq in position.variant.geometry.squares
-        )
-        for _ in range(10):
-            out.append(Observation(t, squares))
+        for f in range(hold):
+            reader = flicker if flicker is not None and (f // 5) % 2 else read
+            out.append(Observation(t, tuple(reader(sq, top) for sq, top in enumerate(tops))))
             t += 0.1
     return out
 
@@ -135,3 +144,20 @@ def test_a_start_that_differs_turned_keeps_its_colours() -> None:
     positions = [start, Position.from_fen("international", "W:W31,32,33:B18,23")]
     recorder = _record(_frames(positions), Recorder(start.variant, start=start))
     assert recorder.record == [] or recorder.record[0].move is None
+
+
+def test_a_captured_piece_left_is_flagged_while_a_man_flickers_to_a_king() -> None:
+    """International, rendered: 28x17 with 22 left on the board, while the classifier
+    read the man on 10 as a man and a king in turn (p 0.5-0.7). Each flicker restarted
+    the settle window and the wait for the irregularity: nothing was flagged, and a
+    wrong catch-up was recorded on the squares the short windows left unread."""
+    variant = find_variant("international")
+    positions = _played(Position.initial(variant), ["32-28", "17-22"])
+    after = positions[-1].push_text("28x17")
+    left = list(_tops(after))
+    left[variant.geometry.parse_square("22")] = Top.BLACK_MAN
+    boards = [_tops(p) for p in positions] + [tuple(left)]
+    recorder = Recorder(variant)
+    for o in _frames(boards, flicker=_as_king({variant.geometry.parse_square("10")}), hold=40):
+        recorder.feed(o)
+    assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
