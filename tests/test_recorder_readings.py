@@ -4,7 +4,7 @@ where the calibration may take Black's men for White's."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rules.observation import Observation, SquareReading, Top
 from rules.position import Position
@@ -24,7 +24,7 @@ def _tops(position: Position) -> Board:
 
 
 def _frames(
-    positions: list[Position] | list[Board],
+    positions: Sequence[Position | Board],
     read: Reader = _certain,
     flicker: Reader | None = None,
     hold: int = 10,
@@ -34,7 +34,7 @@ def _frames(
     out: list[Observation] = []
     t = 0.0
     for k, board in enumerate(positions):
-        tops = board if isinstance(board, tuple) else _tops(board)
+        tops = _tops(board) if isinstance(board, Position) else board
         if k:
             for _ in range(5):
                 out.append(Observation(t, out[-1].squares, occlusion=0.4, motion=0.3))
