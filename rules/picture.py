@@ -132,9 +132,11 @@ class Picture:
         """The position on the board: the tops read, and ``fallback`` where nothing was read.
 
         A tower whose top still matches keeps the pieces below it from ``fallback``
-        (the camera cannot see them, column-draughts digest §5.3).
+        (the camera cannot see them, column-draughts digest §5.3). On a loose square a
+        king read is a man unless ``fallback`` has a king of that colour there.
         """
         stacks: dict[Square, Stack] = {}
+        bits = self.variant.geometry.bits
         for sq in self.variant.geometry.squares:
             top = self.top(sq)
             old = fallback.stack(sq)
@@ -143,6 +145,8 @@ class Picture:
             elif top is Top.EMPTY:
                 continue
             else:
+                if self.loose & bits[sq] and not (old and Top.of(old[0]) == top):
+                    top = Top.WHITE_MAN if top is Top.WHITE_KING else Top.BLACK_MAN
                 piece = top.piece
                 assert piece is not None
                 stacks[sq] = old if old and old[0] == piece else (piece,)

@@ -527,13 +527,20 @@ class Recorder:
             return
         self._pending_picture = None
         last = self.record[-1] if self.record else None
+        previous = last.before if last and last.move and last.after == self.position else None
+        first = not self._seen_picture
         finding = arbiter.explain(
-            self.position,
-            picture,
-            first_picture=not self._seen_picture,
-            tolerate=self._tolerate,
-            previous=last.before if last and last.move and last.after == self.position else None,
+            self.position, picture, first_picture=first, tolerate=self._tolerate, previous=previous
         )
+        if finding is None and picture.kings:
+            # kings read where men stand may be men (Picture.loosened)
+            finding = arbiter.explain(
+                self.position,
+                picture.loosened(),
+                first_picture=first,
+                tolerate=self._tolerate,
+                previous=previous,
+            )
         self._seen_picture = True
         if finding is None:
             self._emit(PositionUnexplained(self.ply, picture.grid(), window_start))
