@@ -161,3 +161,21 @@ def test_a_captured_piece_left_is_flagged_while_a_man_flickers_to_a_king() -> No
     for o in _frames(boards, flicker=_as_king({variant.geometry.parse_square("10")}), hold=40):
         recorder.feed(o)
     assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
+
+
+def test_a_captured_piece_left_that_reads_as_a_king_is_flagged() -> None:
+    """Portuguese and english, rendered: the man left on the board after 14:23 read as a
+    king, so no irregularity fitted the picture as read and it was resynced as
+    'unexplained'; the arbiter now also judges it with its kings taken as maybe men."""
+    variant = find_variant("international")
+    positions = _played(Position.initial(variant), ["32-28", "17-22"])
+    after = positions[-1].push_text("28x17")
+    left = list(_tops(after))
+    square = variant.geometry.parse_square("22")
+    left[square] = Top.BLACK_MAN
+    boards = [_tops(p) for p in positions] + [tuple(left)]
+    recorder = Recorder(variant)
+    for o in _frames(boards, _as_king({square}), hold=40):
+        recorder.feed(o)
+    assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
+    assert recorder.position.piece_at(square) == positions[-1].piece_at(square)  # a man
