@@ -15,6 +15,7 @@ In order of preference:
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ from pi.replay import ObservationSource, generated_game, scripted_observations
 from pi.wiring import VisionUnavailableError, vision_recognizer
 from rules import Position, find_variant
 from rules.game import Game
+
+log = logging.getLogger(__name__)
 
 BUNDLED = Path(__file__).parent / "demo"
 
@@ -62,6 +65,7 @@ def plan_demo(
             reason = f"{exc}; playing its game as perfect observations"
     else:
         reason = f"no rendered game video in {BUNDLED} (render one with synth)"
+    log.warning("the demo skips the camera and vision: %s", reason)
     moves = (truth or {}).get("moves")
     start = Position.initial(find_variant(name))
     if isinstance(moves, list) and moves:

@@ -52,8 +52,30 @@ def test_a_moved_cream_piece_settles_into_the_stable_board() -> None:
     for _ in range(4):
         gate.update(board)
     moved = board.copy()
-    moved[80:96, 16:32] = 40  # a dark square emptied...
-    cv2.circle(moved, (40, 72), 6, (150, 180, 220), -1)  # ...its cream man one row on
+    moved[80:96, 0:16] = 200  # a playable square emptied...
+    cv2.circle(moved, (24, 72), 6, (150, 180, 220), -1)  # ...its cream man one row on
     frames = [gate.update(moved) for _ in range(6)]
     assert frames[0].occlusion > 0.0  # skin-coloured and new: hidden at first
     assert frames[-1].occlusion == 0.0 and frames[-1].motion == 0.0
+
+
+def test_a_hand_resting_on_a_light_wooden_board_is_not_taken_into_the_stable_board() -> None:
+    """The demo video's wood-light board: a skin-coloured hand rests at the near edge.
+    Against the stable board its change is cut into square-sized bits along the squares'
+    edges (there any colour between light and dark wood is "unchanged"), none of them
+    hand-sized; the light squares it covers have changed, and no piece stands there.
+    Once the hand has gone, the board must be clear again, not hidden where it rested."""
+    light, dark = (150, 190, 220), (60, 90, 130)  # BGR; the light squares are skin-toned
+    board = np.zeros((128, 128, 3), np.uint8)
+    for r in range(8):
+        for c in range(8):
+            board[r * 16 : r * 16 + 16, c * 16 : c * 16 + 16] = dark if (r + c) % 2 else light
+    gate = OcclusionGate(8)
+    for _ in range(4):
+        gate.update(board)
+    hand = board.copy()
+    hand[98:128, 18:46] = (112, 150, 210)  # a hand, still, from the near edge
+    resting = [gate.update(hand) for _ in range(10)]
+    assert all(g.cells[7, 1] > 0.3 and g.cells[6, 2] > 0.3 for g in resting[1:])
+    after = [gate.update(board) for _ in range(5)]
+    assert after[-1].occlusion == 0.0 and after[-1].cells.max() == 0.0

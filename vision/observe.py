@@ -86,7 +86,10 @@ class Observer:
         self.tracker = BoardTracker(
             lambda frame: locate(frame, size, config.markers), config.tracker
         )
-        self.gate = OcclusionGate(size, config.occlusion)
+        playable = np.zeros((size, size), np.bool_)
+        for sq in variant.geometry.squares:
+            playable[variant.geometry.rowcol(sq)] = True
+        self.gate = OcclusionGate(size, config.occlusion, playable)
         self.frame_index = 0
         self.last_failure: str | None = None
         intrinsics = calibration.intrinsics

@@ -32,7 +32,10 @@ class OcclusionSettings:
     hand and keeps the stable image from refreshing, unless the board has been still for
     ``stale_frames`` (a reference taken with a hand in it, or before a bump, must not hold
     forever; long, so that a hand resting still over the board, 6 s at 15 fps, is not
-    taken into the reference)."""
+    taken into the reference). A light square (no piece ever stands there) whose inner
+    part has changed by more than ``light_change`` also keeps the stable image from
+    refreshing: a hand, an arm or their shadow is there, however piece-sized its change
+    looks (a skin-coloured hand on a light wooden board changes little but its outline)."""
 
     change: float = 25.0
     still_frames: int = 3
@@ -40,6 +43,7 @@ class OcclusionSettings:
     cell_px: int = 16
     hand_cells: float = 1.5
     stale_frames: int = 90
+    light_change: float = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +84,9 @@ class OcclusionGate:
 
     size: int
     settings: OcclusionSettings = field(default_factory=OcclusionSettings)
+    playable: npt.NDArray[np.bool_] | None = None
+    """(size, size), True on the squares pieces stand on, White view; None: the dark
+    squares of the usual colouring, ``(row + column)`` odd."""
     _previous: npt.NDArray[np.float32] | None = None
     _stable: npt.NDArray[np.float32] | None = None
     _still_count: int = 0
@@ -101,9 +108,10 @@ class OcclusionGate:
         cells = self._per_cell(self._around_hands(hidden, moving))
         self._previous = colour
         self._still_count = self._still_count + 1 if motion < s.still_motion else 0
+        clear = not self._hand_regions(hidden).any() and not self._light_changed(changed)
         if (
             self._stable is None
-            or (self._still_count >= s.still_frames and not self._hand_regions(hidden).any())
+            or (self._still_count >= s.still_frames and clear)
             or self._still_count >= s.stale_frames
         ):
             self._stable = colour
@@ -145,6 +153,23 @@ class OcclusionGate:
         hand = (area > limit) | ((across_top_or_bottom | across_a_side) & (area > limit / 4))
         hand[0] = False  # the background label
         return np.asarray(hand[np.asarray(labels)], np.bool_)
+
+    def _light_changed(self, changed: npt.NDArray[np.bool_]) -> bool:
+        """Whether the inner part of a light square has changed: pieces stand only on
+        playable squares, so a change there is a hand, an arm or a shadow. The inner part
+        leaves out a quarter of a square along each side, where a leaning piece's top or
+        the blur of a square's edge may reach."""
+        n, px = self.size, self.settings.cell_px
+        margin = px // 4
+        cells = changed[: n * px, : n * px].reshape(n, px, n, px)
+        inner = cells[:, margin : px - margin, :, margin : px - margin].mean(axis=(1, 3))
+        return bool((inner[~self._playable()] > self.settings.light_change).any())
+
+    def _playable(self) -> npt.NDArray[np.bool_]:
+        if self.playable is not None:
+            return self.playable
+        rows, cols = np.indices((self.size, self.size))
+        return np.asarray((rows + cols) % 2 == 1, np.bool_)
 
     def _per_cell(self, mask: npt.NDArray[np.bool_]) -> FloatGrid:
         n, px = self.size, self.settings.cell_px
