@@ -21,7 +21,6 @@ from rules.events import IrregularityKind
 from rules.geometry import Bitboard, Square
 from rules.move import Move
 from rules.movegen import quiet_moves
-from rules.observation import Top
 from rules.picture import Picture
 from rules.position import Position
 from rules.variants import CaptureRule, Color, Variant
@@ -249,7 +248,7 @@ def _capture_removals(p: Position, pic: Picture, tol: Bitboard) -> Finding | Non
         captured = g.mask_of(m.captures)
         left = wrong & captured
         # a captured square still showing the piece that stood there
-        if any(pic.top(sq) != Top.of(p.piece_at(sq)) for sq in g.squares_of(left)):
+        if pic.mismatch(p, tol) & left:
             continue
         removed = wrong & ~captured
         if removed & (pic.white | pic.black) or removed & ~(after.white | after.black):

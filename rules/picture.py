@@ -7,6 +7,7 @@ and the arbiter compare positions with it thousands of times.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from rules.geometry import Bitboard, Square
@@ -26,6 +27,8 @@ class Picture:
     black: Bitboard
     kings: Bitboard
     known: Bitboard
+    loose: Bitboard = 0
+    """Squares read as kings that may be men (see :meth:`loosened`)."""
 
     @classmethod
     def from_tops(cls, variant: Variant, tops: dict[Square, Top]) -> Picture:
@@ -72,9 +75,24 @@ class Picture:
         crowned whose second disc is not on yet (I 3.6), or a king that lost it.
         """
         colour = (position.white ^ self.white) | (position.black ^ self.black)
-        rank = position.kings ^ self.kings
-        excused = tolerate & position.kings & ~self.kings & ~colour
-        return (colour | (rank & ~excused)) & self.known
+        return (colour | self._rank_mismatch(position, tolerate)) & self.known
+
+    def _rank_mismatch(self, position: Position, tolerate: Bitboard) -> Bitboard:
+        """Squares whose rank differs, less the excused: a king still looking like a man
+        where tolerated, a man read as a king where the picture is loose."""
+        crowned_man = tolerate & position.kings & ~self.kings
+        kinged_man = self.loose & self.kings & ~position.kings
+        return (position.kings ^ self.kings) & ~crowned_man & ~kinged_man
+
+    def loosened(self) -> Picture:
+        """The picture with every king read taken as maybe a man.
+
+        A camera cannot always tell a man from a king that way (a king is a man with a
+        second disc on it; a man seen from a slant, or a tower of two, shows the same
+        edge), while the rules know every man's rank from the moves. A king read where a
+        man stands is still evidence (of a promotion the camera did not see), so the
+        recorder tries the picture as read first and this one only when nothing fits."""
+        return dataclasses.replace(self, loose=self.kings & self.known)
 
     def reachable(
         self, position: Position, tolerate: Bitboard, white_plies: int, black_plies: int
@@ -83,8 +101,7 @@ class Picture:
         picture: each ply lands one piece on one square, and a piece leaves its square
         by moving (one per ply of its side) or by being captured (at most the surplus of
         its colour on the board over the picture)."""
-        excused = tolerate & position.kings & ~self.kings
-        rank = (position.kings ^ self.kings) & ~excused
+        rank = self._rank_mismatch(position, tolerate)
         for mine, seen, plies in (
             (position.white, self.white, white_plies),
             (position.black, self.black, black_plies),
@@ -115,9 +132,11 @@ class Picture:
         """The position on the board: the tops read, and ``fallback`` where nothing was read.
 
         A tower whose top still matches keeps the pieces below it from ``fallback``
-        (the camera cannot see them, column-draughts digest §5.3).
+        (the camera cannot see them, column-draughts digest §5.3). On a loose square a
+        king read is a man unless ``fallback`` has a king of that colour there.
         """
         stacks: dict[Square, Stack] = {}
+        bits = self.variant.geometry.bits
         for sq in self.variant.geometry.squares:
             top = self.top(sq)
             old = fallback.stack(sq)
@@ -126,6 +145,8 @@ class Picture:
             elif top is Top.EMPTY:
                 continue
             else:
+                if self.loose & bits[sq] and not (old and Top.of(old[0]) == top):
+                    top = Top.WHITE_MAN if top is Top.WHITE_KING else Top.BLACK_MAN
                 piece = top.piece
                 assert piece is not None
                 stacks[sq] = old if old and old[0] == piece else (piece,)

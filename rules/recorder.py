@@ -254,6 +254,9 @@ class Recorder:
         self._n = variant.geometry.square_count
         self._window = _Window(self._n)
         self._rotated = False
+        self._swapped = False
+        """The calibration took Black's men for White's (sets whose colours are alike):
+        readings are turned half a turn and their colours exchanged (see _swap)."""
         self._seen_picture = False
         self._tolerate: Bitboard = 0
         self._crown_due: dict[Square, int] = {}
@@ -317,7 +320,8 @@ class Recorder:
                 self._n,
             )
             return None
-        readings = obs.squares[::-1] if self._rotated else obs.squares
+        turned = self._rotated != self._swapped
+        readings = obs.squares[::-1] if turned else obs.squares
         floor = cfg.probability_floor
         logp: list[tuple[float, ...] | None] = []
         labels: list[int] = []
@@ -331,6 +335,8 @@ class Recorder:
                 heights.append(None)
                 continue
             lp = tuple(math.log(max(p, floor)) for p in r.probs)
+            if self._swapped:
+                lp = _swap_colours(lp)
             logp.append(lp)
             labels.append(max(range(TOP_COUNT), key=lp.__getitem__))
             if r.height is not None and r.height_sigma and self.variant.towers:
@@ -342,8 +348,11 @@ class Recorder:
     def _add(self, frame: _Frame) -> None:
         """Append a frame; start a new window when some square has clearly changed.
 
-        A square has changed when the last ``stable_frames`` frames agree on a top that
-        the earlier frames of the window did not mostly show (vision may miss the motion).
+        A square has changed when the last ``stable_frames`` frames agree on a side
+        (empty, White, Black) that the earlier frames of the window did not mostly show
+        (vision may miss the motion). Man or king is left out: a classifier unsure of the
+        rank flickers between them on a board that stands still, and every restart of the
+        window would leave too few frames to read the board by.
         """
         window = self._window
         window.add(frame)
@@ -352,12 +361,15 @@ class Recorder:
         if len(frames) > k:
             recent = frames[-k:]
             for sq in range(self._n):
-                label = recent[0].labels[sq]
-                if label < 0 or any(f.labels[sq] != label for f in recent[1:]):
+                side = _SIDE[recent[0].labels[sq]]
+                if side < 0 or any(_SIDE[f.labels[sq]] != side for f in recent[1:]):
                     continue
                 votes = window.votes[sq]
-                earlier = [votes[t] - (k if t == label else 0) for t in range(TOP_COUNT)]
-                if sum(earlier) and max(range(TOP_COUNT), key=earlier.__getitem__) != label:
+                earlier = [0, 0, 0]
+                for t in range(TOP_COUNT):
+                    earlier[_SIDE[t]] += votes[t]
+                earlier[side] -= k
+                if sum(earlier) and max(range(3), key=earlier.__getitem__) != side:
                     window.keep_last(k)
                     break
         if len(frames) > self.config.max_window_frames:
@@ -402,7 +414,11 @@ class Recorder:
             key=lambda x: (-x[0], x[1]),
         )
         best_score, _, best = scored[0]
-        if picture.mismatch(best.after, best.tolerate) != 0:
+        if not _fits(picture, best):
+            if self._first_move_swaps(sums):
+                self._swap()
+                self._decide(now)
+                return
             self._unexplained(picture, now, window_start)
             return
         margin = self.config.accept_margin_nats
@@ -425,6 +441,55 @@ class Recorder:
         self._seen_picture = True
         self._pending_picture = None
         self._record_plies(best.moves, window_start, picture, alternatives)
+
+    def _first_move_swaps(self, sums: list[list[float] | None]) -> bool:
+        """Whether the first move was made by the colour the calibration calls the
+        opponent's: before any ply is recorded, from a start position that looks the same
+        turned half a turn with its colours exchanged, no legal ply explains the picture
+        but one explains it so turned (with the margin a move needs).
+
+        A camera cannot tell which of two alike sets (purple and teal, say) is White's
+        from the start position; the first move tells (White moves first, Black in
+        English checkers). The price: a first move out of turn is read as this."""
+        if self.record or self._swapped or self._rotated or self.position != self.start:
+            return False
+        if not _looks_the_same_swapped(self.start):
+            return False
+        turned = [None if s is None else list(_swap_colours(s)) for s in sums[::-1]]
+        picture = self._picture(turned)
+        scored = sorted(
+            ((self._score(c, turned), i, c) for i, c in enumerate(self._successors())),
+            key=lambda x: (-x[0], x[1]),
+        )
+        best_score, _, best = scored[0]
+        if not best.moves or not _fits(picture, best):
+            return False
+        margin = self.config.accept_margin_nats
+        return all(best_score - s >= margin for s, _, c in scored[1:] if c.after != best.after)
+
+    def _swap(self) -> None:
+        """Read the colours the other way round from now on (and the evidence so far)."""
+        self._swapped = True
+        log.warning(
+            "%s: the first move was made by the colour read as the opponent's: the"
+            " calibration's colours are taken the other way round from now on",
+            self.variant.name,
+        )
+        n = self._n
+        frames = [
+            _Frame(
+                f.time,
+                tuple(None if lp is None else _swap_colours(lp) for lp in f.logp[::-1]),
+                tuple(-1 if t < 0 else _SWAPPED_TOP[t] for t in f.labels[::-1]),
+                f.heights[::-1],
+            )
+            for f in self._window.frames
+        ]
+        assert all(len(f.logp) == n for f in frames)
+        self._window.clear()
+        for f in frames:
+            self._window.add(f)
+        self._pending_picture = None
 
     def _unexplained(self, picture: Picture, now: float, window_start: float) -> None:
         """No single ply explains the picture: wait, then catch up or arbitrate."""
@@ -462,13 +527,20 @@ class Recorder:
             return
         self._pending_picture = None
         last = self.record[-1] if self.record else None
+        previous = last.before if last and last.move and last.after == self.position else None
+        first = not self._seen_picture
         finding = arbiter.explain(
-            self.position,
-            picture,
-            first_picture=not self._seen_picture,
-            tolerate=self._tolerate,
-            previous=last.before if last and last.move and last.after == self.position else None,
+            self.position, picture, first_picture=first, tolerate=self._tolerate, previous=previous
         )
+        if finding is None and picture.kings:
+            # kings read where men stand may be men (Picture.loosened)
+            finding = arbiter.explain(
+                self.position,
+                picture.loosened(),
+                first_picture=first,
+                tolerate=self._tolerate,
+                previous=previous,
+            )
         self._seen_picture = True
         if finding is None:
             self._emit(PositionUnexplained(self.ply, picture.grid(), window_start))
@@ -523,9 +595,10 @@ class Recorder:
         one of them: their extensions by one or two plies are tried."""
         key = (self.position, picture, self._open)
         if key not in self._searched:
-            found = _sequences(
-                self.position, self._tolerate, picture, range(2, self.config.catch_up_plies + 1)
-            )
+            depths = range(2, self.config.catch_up_plies + 1)
+            found = _sequences(self.position, self._tolerate, picture, depths)
+            if not found and picture.kings:
+                found = _sequences(self.position, self._tolerate, picture.loosened(), depths)
             if not found:
                 for seq in self._open:
                     end, tol = self._after(seq)
@@ -775,6 +848,37 @@ class Recorder:
         return self._game.board_result()
 
 
+_SIDE = {-1: -1, 0: 0, 1: 1, 2: 1, 3: 2, 4: 2}
+"""A top's side: 0 empty, 1 White, 2 Black (-1: the square was hidden)."""
+
+_SWAPPED_TOP = (Top.EMPTY, Top.BLACK_MAN, Top.BLACK_KING, Top.WHITE_MAN, Top.WHITE_KING)
+"""Each top with its colour exchanged."""
+
+
+def _swap_colours(values: tuple[float, ...] | list[float]) -> tuple[float, ...]:
+    """Per-top values (indexed by Top) with White's and Black's exchanged."""
+    return tuple(values[t] for t in _SWAPPED_TOP)
+
+
+def _looks_the_same_swapped(position: Position) -> bool:
+    """Whether the position looks the same from above turned half a turn with its colours
+    exchanged (every start position of a variant whose two sides start alike)."""
+    seen = view(position)
+    last = len(seen) - 1
+    return all(
+        seen[last - sq].top == _SWAPPED_TOP[sv.top] and seen[last - sq].height == sv.height
+        for sq, sv in enumerate(seen)
+    )
+
+
+def _fits(picture: Picture, cand: _Candidate) -> bool:
+    """Whether the candidate explains the picture: as read, or with its kings taken as
+    maybe men (:meth:`Picture.loosened`)."""
+    if picture.mismatch(cand.after, cand.tolerate) == 0:
+        return True
+    return bool(picture.kings) and picture.loosened().mismatch(cand.after, cand.tolerate) == 0
+
+
 def _sequences(start: Position, tolerate: Bitboard, picture: Picture, depths: range) -> list[Seq]:
     """Every sequence of legal plies from ``start``, of a length in ``depths``, whose end
     fits the picture exactly (shortest first).
@@ -835,9 +939,11 @@ def _common_prefix(sequences: list[Seq]) -> Seq:
 
 
 def _conflict(a: Picture, b: Picture) -> bool:
-    """Whether two pictures disagree on a square both read."""
+    """Whether two pictures disagree on the side (empty, White, Black) of a square both
+    read; man or king is left out, as a classifier unsure of the rank flickers between
+    them (and an irregular picture must still stand its time to be flagged)."""
     both = a.known & b.known
-    return bool(((a.white ^ b.white) | (a.black ^ b.black) | (a.kings ^ b.kings)) & both)
+    return bool(((a.white ^ b.white) | (a.black ^ b.black)) & both)
 
 
 def _moved_tolerance(p: Position, m: Move, tolerate: Bitboard) -> Bitboard:
