@@ -409,11 +409,8 @@ class Recorder:
         if picture.known == 0:
             return
         window_start = self._window.frames[0].time
-        scored = sorted(
-            ((self._score(c, sums), i, c) for i, c in enumerate(self._successors())),
-            key=lambda x: (-x[0], x[1]),
-        )
-        best_score, _, best = scored[0]
+        ranked = self._ranked(sums)
+        best = ranked[0][1]
         if not _fits(picture, best):
             if self._first_move_swaps(sums):
                 self._swap()
@@ -421,8 +418,7 @@ class Recorder:
                 return
             self._unexplained(picture, now, window_start)
             return
-        margin = self.config.accept_margin_nats
-        rivals = [c for s, _, c in scored[1:] if c.after != best.after and best_score - s < margin]
+        rivals = self._rivals(ranked)
         if not best.moves:
             if not rivals:
                 self._seen_picture = True
@@ -456,16 +452,23 @@ class Recorder:
         if not _looks_the_same_swapped(self.start):
             return False
         turned = [None if s is None else list(_swap_colours(s)) for s in sums[::-1]]
-        picture = self._picture(turned)
-        scored = sorted(
-            ((self._score(c, turned), i, c) for i, c in enumerate(self._successors())),
-            key=lambda x: (-x[0], x[1]),
-        )
-        best_score, _, best = scored[0]
-        if not best.moves or not _fits(picture, best):
-            return False
+        ranked = self._ranked(turned)
+        best = ranked[0][1]
+        return bool(best.moves) and _fits(self._picture(turned), best) and not self._rivals(ranked)
+
+    def _ranked(self, sums: list[list[float] | None]) -> list[tuple[float, _Candidate]]:
+        """The legal successors scored against the evidence, best first (ties: the order
+        of generation)."""
+        scored = [(self._score(c, sums), i, c) for i, c in enumerate(self._successors())]
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        return [(score, c) for score, _, c in scored]
+
+    def _rivals(self, ranked: list[tuple[float, _Candidate]]) -> list[_Candidate]:
+        """The candidates after the best that end elsewhere and score within the margin a
+        move needs to be accepted."""
+        best_score, best = ranked[0]
         margin = self.config.accept_margin_nats
-        return all(best_score - s >= margin for s, _, c in scored[1:] if c.after != best.after)
+        return [c for s, c in ranked[1:] if c.after != best.after and best_score - s < margin]
 
     def _swap(self) -> None:
         """Read the colours the other way round from now on (and the evidence so far)."""
@@ -475,7 +478,6 @@ class Recorder:
             " calibration's colours are taken the other way round from now on",
             self.variant.name,
         )
-        n = self._n
         frames = [
             _Frame(
                 f.time,
@@ -485,7 +487,6 @@ class Recorder:
             )
             for f in self._window.frames
         ]
-        assert all(len(f.logp) == n for f in frames)
         self._window.clear()
         for f in frames:
             self._window.add(f)
