@@ -86,10 +86,7 @@ class Observer:
         self.tracker = BoardTracker(
             lambda frame: locate(frame, size, config.markers), config.tracker
         )
-        playable = np.zeros((size, size), np.bool_)
-        for sq in variant.geometry.squares:
-            playable[variant.geometry.rowcol(sq)] = True
-        self.gate = OcclusionGate(size, config.occlusion, playable)
+        self.gate = OcclusionGate(size, config.occlusion, variant.geometry.dark_parity)
         self.frame_index = 0
         self.last_failure: str | None = None
         intrinsics = calibration.intrinsics

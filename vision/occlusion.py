@@ -86,9 +86,9 @@ class OcclusionGate:
 
     size: int
     settings: OcclusionSettings = field(default_factory=OcclusionSettings)
-    playable: npt.NDArray[np.bool_] | None = None
-    """(size, size), True on the squares pieces stand on, White view; None: the dark
-    squares of the usual colouring, ``(row + column)`` odd."""
+    dark_parity: int = 1
+    """Pieces stand on the cells whose ``(row + column) % 2`` is this, as in
+    :attr:`rules.geometry.BoardGeometry.dark_parity` (Lasca's are the other colour)."""
     _previous: npt.NDArray[np.float32] | None = None
     _stable: npt.NDArray[np.float32] | None = None
     _still_count: int = 0
@@ -168,13 +168,9 @@ class OcclusionGate:
         margin = px // 4
         cells = changed[: n * px, : n * px].reshape(n, px, n, px)
         inner = cells[:, margin : px - margin, :, margin : px - margin].mean(axis=(1, 3))
-        return bool((inner[~self._playable()] > self.settings.light_change).any())
-
-    def _playable(self) -> npt.NDArray[np.bool_]:
-        if self.playable is not None:
-            return self.playable
-        rows, cols = np.indices((self.size, self.size))
-        return np.asarray((rows + cols) % 2 == 1, np.bool_)
+        rows, cols = np.indices((n, n))
+        light = (rows + cols) % 2 != self.dark_parity
+        return bool((inner[light] > self.settings.light_change).any())
 
     def _per_cell(self, mask: npt.NDArray[np.bool_]) -> FloatGrid:
         n, px = self.size, self.settings.cell_px
