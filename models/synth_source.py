@@ -20,7 +20,7 @@ from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
 from rules.variants import Variant
-from synth.pieces import disc_layers
+from synth.pieces import disc_count
 from synth.render import Renderer
 from synth.scene import Style
 from vision.locate import BoardLocation
@@ -33,12 +33,6 @@ VARIANTS = ("international", "international", "russian", "brazilian", "pool", "c
 """Drawn uniformly; repeats weight 10x10 boards (more squares) and towers (rarer states)."""
 TOWER_LIMIT = 8
 """Towers drawn at most this tall (the height head's last class is 8 or more)."""
-
-
-def disc_count(stack: Stack, towers: bool, king_mark: str = "stack") -> int:
-    """Discs in a stack as the camera sees them: a draughts king is two discs, unless
-    its set crowns kings."""
-    return sum(disc_layers(p, towers, king_mark) for p in stack)
 
 
 def random_stack(rng: np.random.Generator, variant: Variant) -> Stack:

@@ -72,6 +72,12 @@ def disc_layers(piece: Piece, towers: bool, king_mark: str = "stack") -> int:
     return 2 if (piece.king and not towers and king_mark == "stack") else 1
 
 
+def disc_count(stack: Stack, towers: bool, king_mark: str = "stack") -> int:
+    """Discs in a stack as the camera sees them: a draughts king is two discs, unless
+    its set crowns kings."""
+    return sum(disc_layers(p, towers, king_mark) for p in stack)
+
+
 def stack_height(
     stack: Stack, towers: bool, layout: BoardLayout, style: Style | None = None
 ) -> float:
@@ -79,7 +85,7 @@ def stack_height(
     column-game kings one."""
     _, height = disc_size(layout, style)
     king_mark = "stack" if style is None else style.king_mark
-    return height * sum(disc_layers(p, towers, king_mark) for p in stack)
+    return height * disc_count(stack, towers, king_mark)
 
 
 def discs(placed: list[Placement], style: Style, towers: bool, layout: BoardLayout) -> list[Disc]:

@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 from models.classifier import DEFAULT_MODEL, ModelFileError, OnnxSquareClassifier, card_path
-from models.synth_source import disc_count, location_from_truth
+from models.synth_source import location_from_truth
 from rules import Position, find_variant
 from rules.geometry import Square
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
+from synth.pieces import disc_count
 from vision.rectify import CONTEXT, CROP_PX, CropWindow, nadir_point, square_crops
 
 

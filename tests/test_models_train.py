@@ -44,8 +44,8 @@ def test_procedural_crops_are_seeded() -> None:
 
 
 def test_a_crowned_king_is_labelled_one_disc() -> None:
-    from models.synth_source import disc_count
     from rules.pieces import BLACK_MAN, WHITE_KING
+    from synth.pieces import disc_count
 
     assert disc_count((WHITE_KING,), towers=False) == 2  # two stacked discs
     assert disc_count((WHITE_KING,), towers=False, king_mark="crown") == 1
