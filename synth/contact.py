@@ -1,8 +1,9 @@
 """A contact sheet of renders beside real photos of the same board types, for the docs.
 
-``python -m synth.contact OUT.png [PHOTO ...]``: the photos first, then renders: the
-Baxter and damas set-ups, then varied styles (clock, scoresheets, glare, sleeves, a
-pinching hand, textured tables).
+``python -m synth.contact OUT.png [PHOTO ...] [--columns N]``: the photos first, then
+renders: the Baxter and damas set-ups, then varied styles (clock, scoresheets, glare,
+sleeves, a pinching hand, textured tables). The sheet in docs/ is renders only: real photos
+stay in ../shared/data, so a sheet with them is for looking at here, not for committing.
 """
 
 from __future__ import annotations
@@ -115,8 +116,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out", type=Path)
     parser.add_argument("photos", type=Path, nargs="*")
+    parser.add_argument("--columns", type=int, default=4)
     args = parser.parse_args()
-    cv2.imwrite(str(args.out), contact_sheet(args.photos), [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    sheet = contact_sheet(args.photos, args.columns)
+    cv2.imwrite(str(args.out), sheet, [cv2.IMWRITE_PNG_COMPRESSION, 9])
 
 
 if __name__ == "__main__":
