@@ -471,3 +471,32 @@ def test_frozen_camera_is_reported_its_repeats_skipped_and_recording_resumes() -
         assert pipeline.health().status == "ok"
     finally:
         pipeline.stop()
+
+
+def test_a_hand_resting_over_the_board_is_reported_and_clears() -> None:
+    """Frames with a hand over the board carry no evidence: after ``covered_seconds`` of
+    them the health says so (it said "ok" while no move could show), and a clear board
+    brings back "ok" and the move."""
+    start = Position.initial(INTERNATIONAL)
+    move = start.parse_move("32-28")
+    service = TableService(Journal(":memory:"))
+    record = service.ensure_game("t", INTERNATIONAL)
+    camera = StalledCamera(start, frames=0)  # frames come in through process() below
+    pipeline = LivePipeline(
+        camera, None, RecorderAdapter(record), service, "t", stale_seconds=60, covered_seconds=0.2
+    )
+    pipeline.start()
+    observations = list(scripted_observations(start, [move]))
+    hand = next(o for o in observations if o.occlusion > 0.1)
+    still = observations[0]
+    pipeline.process(Frame(0, still.time, None, observation=still))
+    pipeline.process(Frame(1, hand.time, None, observation=hand))
+    assert pipeline.health().status == "ok"  # a hand making a move is no fault
+    time.sleep(0.3)
+    pipeline.process(Frame(2, hand.time + 0.1, None, observation=hand))
+    assert pipeline.health().status == "board covered"
+    for k, obs in enumerate(observations):
+        pipeline.process(Frame(3 + k, 10 + obs.time, None, observation=obs))
+    assert pipeline.health().status == "ok"
+    assert service.current("t").notations() == ["32-28"]
+    pipeline.stop()
