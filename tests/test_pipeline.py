@@ -500,3 +500,33 @@ def test_a_hand_resting_over_the_board_is_reported_and_clears() -> None:
     assert pipeline.health().status == "ok"
     assert service.current("t").notations() == ["32-28"]
     pipeline.stop()
+
+
+def test_moves_from_a_recorded_source_are_timed_by_its_clock(tmp_path: Path) -> None:
+    """A file recorded as fast as it decodes: the scoresheet's move times are where the
+    moves are in the recording, not when this machine got to them."""
+    from pi.config import load_settings
+    from pi.wiring import build_pipeline
+
+    start = Position.initial(INTERNATIONAL)
+    moves = [start.parse_move("32-28")]
+    moves.append(start.play(moves[0]).parse_move("19-23"))
+    # 30 s between moves in the recording, processed in a fraction of a second
+    observations = list(scripted_observations(start, moves, still_seconds=30.0))
+    settings = load_settings(None, variant="international", journal=tmp_path / "j.sqlite")
+    with Journal(settings.journal) as journal:
+        service = TableService(journal)
+        service.start_game(settings.table, settings.variant)
+        source = ObservationSource(observations)
+        build_pipeline(settings, service, source=source).run()
+        record = service.current(settings.table)
+    recorder = Recorder(INTERNATIONAL)
+    for obs in observations:
+        recorder.feed(obs)
+    expected = [round(r.time, 3) for r in recorder.record]
+    assert expected[0] > 29.0 and expected[1] - expected[0] > 29.0
+    assert [p.clock for p in record.plies] == expected
+    (game,) = read_games_text(game_pdn(record))
+    assert [game.comments.get(i + 1, "") for i in range(2)] == [
+        f"[%time {t:.1f}]" for t in expected
+    ]
