@@ -268,6 +268,7 @@ def bench_vision_board(video: Path, truth: list[dict[str, Any]], plies: int) -> 
                 yield frame
 
     received: dict[int, float] = {}
+    health: dict[str, Any] = {}  # the last health the board page was sent
     seconds = len(truth) / TIMING.fps
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(table="vb", variant="international", journal=Path(tmp) / "j.sqlite")
@@ -280,6 +281,8 @@ def bench_vision_board(video: Path, truth: list[dict[str, Any]], plies: int) -> 
                         message = json.loads(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
                     except TimeoutError:
                         break
+                    if message["type"] == "health" and message.get("health"):
+                        health = message["health"]
                     n = len(message["state"]["moves"]) if message["type"] == "state" else 0
                     if n:
                         received.setdefault(n, time.perf_counter())
@@ -293,6 +296,11 @@ def bench_vision_board(video: Path, truth: list[dict[str, Any]], plies: int) -> 
             "moves_at_client": len(received),
             "hand_left_to_board": ms(delays),
             "process_cpu_per_video_second": round(cpu / seconds, 3),
+            # frames the analysis could not keep up with were dropped: the recorder's 4
+            # frames then span more than 0.2 s
+            "frames_processed": health.get("frames_processed"),
+            "frames_dropped": health.get("frames_dropped"),
+            "load_1min": round(os.getloadavg()[0], 1),
         }
     )
 

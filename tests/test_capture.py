@@ -126,3 +126,21 @@ def test_pi_camera_delivers_both_streams_on_a_pi() -> None:
     assert all(f.image is not None and f.image.shape == (480, 640, 3) for f in frames)
     assert all(f.full is not None and f.full.shape[:2] == (960, 1280) for f in frames)
     assert [f.time for f in frames] == sorted(f.time for f in frames)
+
+
+def test_dropping_source_keeps_the_first_frame_and_drops_about_its_rate(tmp_path: Path) -> None:
+    """bench.demo_drops's source: the first frame (the table calibrates on it) always
+    passes, the others are dropped at the rate, the same ones for the same seed."""
+    from bench.demo_drops import DroppingSource
+
+    folder = write_folder(tmp_path / "frames", 20)
+
+    def kept(seed: int) -> list[int]:
+        with DroppingSource(FolderSource(folder), 0.5, seed) as source:
+            return [f.index for f in source]
+
+    first = kept(1)
+    assert first[0] == 0 and 4 < len(first) < 16
+    assert kept(1) == first and kept(2) != first
+    with pytest.raises(ValueError, match="drop rate"):
+        DroppingSource(FolderSource(folder), 1.0, 0)
