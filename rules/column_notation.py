@@ -58,7 +58,8 @@ def normalise(text: str) -> str:
 def parse_move(position: Position, text: str) -> Move:
     """The legal move that ``text`` names, in the Code's notation.
 
-    Any in-order subset of the landing squares is accepted; a ``D`` must stand on the
+    Any in-order subset of the landing squares is accepted, and a move's every landing
+    square written out names that move alone; a ``D`` must stand on the
     square where the move crowns a man. Raises :class:`InvalidMoveError` for text that is
     not a move, :class:`IllegalMoveError` when no legal move fits, and
     :class:`AmbiguousMoveError` when moves that fit lead to different positions.
@@ -97,6 +98,9 @@ def parse_move(position: Position, text: str) -> Move:
             raise InvalidMoveError(f"not a move: {text!r} ({exc})") from None
         capture = ":" in cleaned or "x" in cleaned
         matches = [m for m in moves if _route_fits(m, squares) and m.is_capture == capture]
+        # The full record names its move even when it is also a shortened form of a
+        # longer route (bashni c3:a5 beside c3:e5:g3:e1D:a5, both ending on a5).
+        matches = [m for m in matches if m.path == tuple(squares)] or matches
     matches = [m for m in matches if crown_marks <= {crown_square(position, m)}]
     if not matches:
         raise IllegalMoveError(f"illegal move: {text!r} in {position.fen()}")

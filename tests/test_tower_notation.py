@@ -86,6 +86,20 @@ def test_loop_captures_need_their_turning_squares() -> None:
     assert p.parse_move("c1:a3:c5:c1").path == p.parse_move("c1:a3:c5:e3:c1").path
 
 
+def test_a_short_capture_whose_ends_a_longer_route_shares_reads_back() -> None:
+    # Black's c3:a5 takes b4 alone; c3:e5:g3:e1D:a5 also ends on a5 and passes no square
+    # the short one names, so the short one's full record is its two ends (found by
+    # tests/test_pdn_roundtrip.py).
+    p = Position.from_fen(
+        BASHNI, "B:Wa7(wbbbb),g7(wbbbb),b4(ww),d4(wb),f4(Ww),f2,h2,a1,c1,g1:Bb6,c3(bb)"
+    )
+    short, long = sorted(p.legal_moves(), key=lambda m: len(m.path))
+    assert [p.move_name(m) for m in (short, long)] == ["c3:a5", "c3:e5:g3:e1D:a5"]
+    assert p.parse_move("c3:a5") == short
+    assert p.parse_move("c3:e5:g3:e1D:a5") == long
+    assert p.parse_move("c3:g3:a5") == long
+
+
 @pytest.mark.parametrize("text", ["", "c3", "z9-b4", "c3-b5", "99-100"])
 def test_text_that_is_no_move(text: str) -> None:
     with pytest.raises((InvalidMoveError, IllegalMoveError)) as info:
