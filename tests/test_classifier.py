@@ -248,7 +248,7 @@ def test_reads_labelled_photos_after_calibration(
 
 
 @pytest.mark.xfail(
-    reason="94.0% per square after calibration, short of 99.5%: this set marks kings with a "
+    reason="94.1% per square after calibration, short of 99.5%: this set marks kings with a "
     "crown sticker and its men are tall; the shipped model never saw either (synth draws "
     "them now: Style.king_mark, piece_height; see docs/models.md)",
     strict=False,

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from models.classifier import OnnxSquareClassifier, card_path
+from models.dataset import SquareSet
 from models.procedural import procedural_set
 from rules.observation import Top
 
@@ -113,3 +114,31 @@ def test_sets_with_crowned_kings_are_cached_apart(tmp_path: Path) -> None:
     cached_set("procedural", 4, seed=2, size=48, cache=tmp_path, crowns=0.3)
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["procedural-n4-s2-48px-ctx-crowns30.npz", "procedural-n4-s2-48px-ctx.npz"]
+
+
+def test_pieces_are_drawn_into_batches_as_often_as_weighted() -> None:
+    pytest.importorskip("torch")
+    from models.dataset import SquareSet
+    from models.train import _batches, sample_weights
+
+    tops = np.array([Top.EMPTY, Top.EMPTY, Top.WHITE_MAN, Top.BLACK_KING] * 500)
+    data = SquareSet(np.zeros((len(tops), 2, 2, 3), np.uint8), tops, (tops > 0).astype(np.int64))
+    drawn = np.concatenate(_batches(np.random.default_rng(0), sample_weights(data, 1.0, 2.0), 100))
+    assert (tops[drawn] != Top.EMPTY).mean() == pytest.approx(4 / 6, abs=0.03)  # 2x2 of 2+2x2
+
+
+def test_near_nadir_sets_hold_draughts_boards_seen_from_above(tmp_path: Path) -> None:
+    pytest.importorskip("synth.render")
+    from models.dataset import cached_set
+
+    nadir = cached_set("synth", 300, seed=4, size=48, cache=tmp_path, nadir=True)
+    usual = cached_set("synth", 300, seed=4, size=48, cache=tmp_path)
+    assert (tmp_path / "synth-n300-s4-48px-ctx-nadir.npz").is_file()
+    assert nadir.heights.max() <= 2  # men and stacked kings, no towers
+    assert nadir.band_px is not None and usual.band_px is not None
+
+    def band_per_disc(data: SquareSet) -> float:
+        pieces = data.heights > 0
+        return float(np.mean(data.band_px[pieces] / data.heights[pieces]))  # type: ignore[index]
+
+    assert band_per_disc(nadir) < 0.6 * band_per_disc(usual)
