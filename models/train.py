@@ -311,8 +311,8 @@ def run(config: TrainConfig) -> dict[str, object]:
     return card
 
 
-def parse_args(argv: list[str] | None = None) -> TrainConfig:
-    parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__)
+def parse_args(argv: list[str] | None = None, prog: str = "python -m models.train") -> TrainConfig:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     defaults = TrainConfig()
     parser.add_argument("--source", choices=["synth", "procedural"], default=defaults.source)
     parser.add_argument("--train-count", type=int, default=defaults.train_count)
@@ -349,9 +349,10 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
     )  # fmt: skip
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, prog: str = "python -m models.train") -> None:
+    config = parse_args(argv, prog)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    card = run(parse_args(argv))
+    card = run(config)
     print(json.dumps({"metrics": card["metrics"], "speed": card["speed"]}))
 
 

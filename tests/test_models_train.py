@@ -7,7 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from damcam.cli import app
 from models.classifier import OnnxSquareClassifier, card_path
 from models.dataset import SquareSet
 from models.procedural import procedural_set
@@ -16,14 +18,14 @@ from rules.observation import Top
 
 def test_train_exports_a_loadable_model_with_its_card(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    from models.train import TrainConfig, run
-
     out = tmp_path / "tiny.onnx"
-    config = TrainConfig(
-        source="procedural", train_count=512, test_count=200, size=48, seed=3,
-        minutes=0.1, threads=1, out=out, cache=tmp_path / "cache",
-    )  # fmt: skip
-    run(config)
+    args = [
+        "train", "--source", "procedural", "--train-count", "512", "--test-count", "200",
+        "--size", "48", "--seed", "3", "--minutes", "0.1", "--threads", "1",
+        "--out", str(out), "--cache", str(tmp_path / "cache"),
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, args)  # damcam train: python -m models.train's parser
+    assert result.exit_code == 0, result.output
     assert out.is_file() and card_path(out).is_file()
     written = json.loads(card_path(out).read_text())
     assert written["classes"] == [t.name for t in Top]
