@@ -12,7 +12,9 @@ decoded frames: the true board location instead of the located one, then the tru
 square readings instead of the classifier's (vision's hand and motion gate kept), then
 the true hand flags instead of the gate. The first substitution after which the game is
 recorded exactly names the stage: localisation, classification, settling; a game lost
-even from the truth is lost at inference.
+even from the truth is lost at inference. Before them all: a table calibrated on a frame
+that does not show the start position (the render truth says so) lost the game at
+calibration, whatever the later stages did with the colours and start it was given.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ READERS = ("wiring", "colours", "model")
 prototypes of the start position; ``model``: the shipped ONNX model, adapted to the set
 from the start position."""
 
-STAGES = ("localisation", "classification", "settling", "inference")
+STAGES = ("calibration", "localisation", "classification", "settling", "inference")
 HAND_OCCLUSION = 0.4
 HAND_MOTION = 0.3
 
@@ -291,16 +293,22 @@ def stage_ladder(
     reader: str,
     is_exact: Any,
 ) -> Ladder:
-    """Substitute the truth stage by stage until the game comes out exactly."""
+    """Substitute the truth stage by stage until the game comes out exactly; a table
+    calibrated on a frame other than the start position names calibration at once (the
+    substitutions would reuse its classifier)."""
     ladder = Ladder()
     located = truth_located(video.path, video.frames, variant, recorded.classifier, reader)
     frames = video.frames[: len(located)]
+    ladder.misreads, ladder.misread_count = misreads(located, frames, variant)
+    if not calibrated_on_the_start(recorded.calibrated_at, video.frames, variant):
+        ladder.exact["calibration"] = False
+        ladder.stage = "calibration"
+        return ladder
     steps = [
         ("localisation", located),
         ("classification", with_true_readings(located, frames, variant.towers)),
         ("settling", truth_observations(video.frames, variant.towers)),
     ]
-    ladder.misreads, ladder.misread_count = misreads(located, frames, variant)
     for stage, observations in steps:
         ok = bool(is_exact(record_observations(variant.name, observations)))
         ladder.exact[stage] = ok
@@ -309,6 +317,17 @@ def stage_ladder(
             return ladder
     ladder.stage = "inference"
     return ladder
+
+
+def calibrated_on_the_start(
+    frame: int | None, frames: Sequence[FrameFacts], variant: Variant
+) -> bool:
+    """Whether the table calibrated on a frame whose board truly is the start position
+    (never calibrating is not judged here: the ladder's localisation step tells whether
+    the board could not be found)."""
+    if frame is None or frame >= len(frames):
+        return True
+    return frames[frame].tops == tuple(start_tops(variant))
 
 
 def misreads(

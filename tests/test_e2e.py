@@ -17,7 +17,14 @@ import numpy as np
 import pytest
 
 from bench.e2e import BEGIN, END, interleaved, write_doc
-from bench.e2e_chain import RecordedVideo, misreads, record_video, stage_ladder, truth_located
+from bench.e2e_chain import (
+    RecordedVideo,
+    calibrated_on_the_start,
+    misreads,
+    record_video,
+    stage_ladder,
+    truth_located,
+)
 from bench.e2e_games import PlayedGame, generated_game, real_games, select_games
 from bench.e2e_measure import injection_points, measure_game, measure_rendered
 from bench.e2e_run import ChainRun, official_moves, record_observations
@@ -118,6 +125,22 @@ def test_stage_ladder_blames_the_classifier_that_reads_wrong(
     assert ladder.stage == "classification"
     assert ladder.exact == {"localisation": False, "classification": True}
     assert ladder.misread_count > 0 and ladder.misreads[0]["read"] == "EMPTY"
+
+
+def test_stage_ladder_blames_a_table_calibrated_after_the_start(
+    rendered: tuple[RenderedVideo, RecordedVideo],
+) -> None:
+    """A table calibrated on a frame plies into the game lost it at calibration: the
+    later substitutions would reuse what it learned there."""
+    video, recorded = rendered
+    variant = find_variant("russian")
+    assert calibrated_on_the_start(recorded.calibrated_at, video.frames, variant)
+    later = next(f.index for f in video.frames if f.plies_done == 2 and not f.hand)
+    assert not calibrated_on_the_start(later, video.frames, variant)
+    ladder = stage_ladder(
+        video, dataclasses.replace(recorded, calibrated_at=later), variant, "wiring", bool
+    )
+    assert ladder.stage == "calibration" and ladder.exact == {"calibration": False}
 
 
 def test_rendered_captured_piece_left_is_flagged_at_its_ply() -> None:
