@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bench.e2e import BEGIN, END, interleaved, write_doc
+from bench.e2e import BEGIN, END, interleaved, run_chain, write_doc
 from bench.e2e_chain import (
     RecordedVideo,
     calibrated_on_the_start,
@@ -239,3 +239,23 @@ def test_doc_tables_are_replaced_between_the_markers(tmp_path: Path) -> None:
     fresh = tmp_path / "new.md"
     write_doc(fresh, "only tables\n")
     assert fresh.read_text() == f"{BEGIN}\nonly tables\n{END}\n"
+
+
+def test_shards_of_a_run_make_the_lines_of_the_whole_run() -> None:
+    games = select_games(None, per_variant=2, plies=8)
+
+    def lines(shard: tuple[int, int]) -> list[tuple[str, str, int, str | None]]:
+        out: list[tuple[str, str, int, str | None]] = []
+
+        def measure(g: PlayedGame, c: Any, seed: int, i: Any) -> dict[str, Any]:
+            return {"game": g.source, "variant": g.variant, "seed": seed,
+                    "injected": i.kind if i else None}  # fmt: skip
+
+        run_chain(games, measure, conditions=["default"], plies=8, injections_per_variant=1,
+                  seed=5, emit=lambda d: out.append(tuple(d.values())), shard=shard)  # fmt: skip
+        return out
+
+    whole = lines((0, 1))
+    shards = lines((0, 3)) + lines((1, 3)) + lines((2, 3))
+    assert sorted(shards, key=repr) == sorted(whole, key=repr)
+    assert any(injected for *_, injected in whole)
