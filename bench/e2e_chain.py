@@ -14,7 +14,8 @@ the true hand flags instead of the gate. The first substitution after which the 
 recorded exactly names the stage: localisation, classification, settling; a game lost
 even from the truth is lost at inference. Before them all: a table calibrated on a frame
 that does not show the start position (the render truth says so) lost the game at
-calibration, whatever the later stages did with the colours and start it was given.
+calibration, whatever the later stages did with the colours and start it was given; so
+did one calibrated on a frame with a hand over the board.
 """
 
 from __future__ import annotations
@@ -322,12 +323,14 @@ def stage_ladder(
 def calibrated_on_the_start(
     frame: int | None, frames: Sequence[FrameFacts], variant: Variant
 ) -> bool:
-    """Whether the table calibrated on a frame whose board truly is the start position
-    (never calibrating is not judged here: the ladder's localisation step tells whether
-    the board could not be found)."""
+    """Whether the table calibrated on a frame whose board truly is the start position,
+    with no hand over it (a hand hides squares and the markers the board is found by).
+    Never calibrating is not judged here: the ladder's localisation step tells whether the
+    board could not be found."""
     if frame is None or frame >= len(frames):
         return True
-    return frames[frame].tops == tuple(start_tops(variant))
+    facts = frames[frame]
+    return not facts.hand and facts.tops == tuple(start_tops(variant))
 
 
 def misreads(

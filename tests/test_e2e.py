@@ -137,6 +137,8 @@ def test_stage_ladder_blames_a_table_calibrated_after_the_start(
     assert calibrated_on_the_start(recorded.calibrated_at, video.frames, variant)
     later = next(f.index for f in video.frames if f.plies_done == 2 and not f.hand)
     assert not calibrated_on_the_start(later, video.frames, variant)
+    hand = next(f.index for f in video.frames if f.plies_done == 0 and f.hand)
+    assert not calibrated_on_the_start(hand, video.frames, variant)
     ladder = stage_ladder(
         video, dataclasses.replace(recorded, calibrated_at=later), variant, "wiring", bool
     )
