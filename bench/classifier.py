@@ -4,8 +4,10 @@ Prints JSON lines: one for held-out synth renders (per-square top error, stack h
 accuracy on towers, confusion matrix, and the same where the side band is visible), one
 for the hand-labelled real photos (model and colour prototypes, each without and with
 calibration from a start photo of the same session; skipped when ../shared/data is
-absent) and one for speed (load time, one batched call on 50 crops with one intra-op
-thread, as for all squares of a 10x10 board; wall and CPU time).
+absent), one for renders read after adaptation from a start render of the same set (as
+the live path reads; colour prototypes alone and weighed with the head) and one for
+speed (load time, one batched call on 50 crops with one intra-op thread, as for all
+squares of a 10x10 board; wall and CPU time).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 import time
 from pathlib import Path
 
+from models.adapted_renders import adapted_render_figures
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier
 from models.dataset import cached_set, top_limit_px, window_name
 from models.export import evaluate, latency_ms
@@ -29,6 +32,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=SHARED_DATA, help="../shared/data")
     parser.add_argument(
         "--crowns", type=float, default=0.0, help="share of boards with crowned kings on tall men"
+    )
+    parser.add_argument(
+        "--adapted-sets", type=int, default=40, help="rendered sets read after adaptation"
     )
     ns = parser.parse_args(argv)
 
@@ -63,6 +69,18 @@ def main(argv: list[str] | None = None) -> None:
                     "photos": "checkers-8x8-aruco-damas, tests/fixtures/damas_photos.txt",
                     **photo_figures(classifier, ns.data),
                     "target_calibrated_pct": 99.5,
+                }
+            )
+        )
+    if ns.adapted_sets > 0:
+        print(
+            json.dumps(
+                {
+                    "bench": "classifier.adapted_renders",
+                    "model": ns.model.name,
+                    "sets": ns.adapted_sets,
+                    "positions_per_set": 3,
+                    **adapted_render_figures(classifier, sets=ns.adapted_sets),
                 }
             )
         )

@@ -30,6 +30,11 @@ NEAREST = True
 labelled photos: docs/models.md)."""
 KING_MARGIN = 1.0
 """Log-odds margin past the start frame's men before a piece of that set reads as a king."""
+HEAD_COLOUR_WEIGHT = 0.5
+"""An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
+the trained head's to this power: the head alone knows renders' occupancy best, the
+prototypes the real set's colours; 0.5 reads both the labelled photos and adapted renders
+better than either alone (docs/models.md)."""
 
 
 class ModelFileError(ValueError):
@@ -85,6 +90,12 @@ class OnnxSquareClassifier:
     """Subtracted from the trained head's king-vs-man log-odds of White's and Black's
     pieces: set by :meth:`adapted` so that this set's men (all men on a start position)
     read as men."""
+    head_weight: float = 0.0
+    """Power of the trained head's colours in an adapted model's colour (0: the
+    prototypes alone decide)."""
+    head_swapped: bool = False
+    """The trained head's White is this set's Black (it reads the lighter piece as White,
+    and this set's White may be the darker)."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> OnnxSquareClassifier:
@@ -149,7 +160,10 @@ class OnnxSquareClassifier:
             best = np.stack(
                 [similarity[:, self.prototype_kinds == k].max(axis=1) for k in range(3)], axis=1
             )
-            tops = _split_kings(softmax(self.temperature * best), tops, self.king_bias)
+            colour = softmax(self.temperature * best)
+            if self.head_weight > 0:
+                colour = _weighed_colour(colour, tops, self.head_weight, self.head_swapped)
+            tops = _split_kings(colour, tops, self.king_bias)
         return SquarePrediction(tops, softmax(height_logits), features)
 
     def predict(self, crops: np.ndarray) -> np.ndarray:
@@ -165,15 +179,23 @@ class OnnxSquareClassifier:
         return mean, sigma
 
     def adapted(
-        self, crops: np.ndarray, tops: np.ndarray, *, nearest: bool = NEAREST
+        self,
+        crops: np.ndarray,
+        tops: np.ndarray,
+        *,
+        nearest: bool = NEAREST,
+        head_weight: float = HEAD_COLOUR_WEIGHT,
     ) -> OnnxSquareClassifier:
         """A copy that tells empty / White / Black by the features of ``crops`` labelled
         ``tops`` (one start-position frame, labels from the rules), so this set's own
         colours decide which piece is White: the most similar single square (``nearest``:
         lit and shadowed pieces of a colour stay apart) or the most similar class mean.
         Man or king still comes from the trained head, shifted so that the frame's men
-        read as men (no king stands on a start position)."""
-        features = self.run(crops).features
+        read as men (no king stands on a start position). ``head_weight``: how much the
+        trained head's colours count beside the prototypes (:data:`HEAD_COLOUR_WEIGHT`),
+        swapped if the head reads most of this frame's White men as Black."""
+        start = self.run(crops)
+        features = start.features
         groups = [Top.EMPTY, Top.WHITE_MAN, Top.BLACK_MAN]
         missing = [t.name for t in groups if not np.any(tops == t)]
         if missing:
@@ -188,7 +210,10 @@ class OnnxSquareClassifier:
         # synth's discs looks all kings to it. Its men on the start frame say how far to
         # shift: past the 90th percentile of their king log-odds, with a margin.
         # Each colour apart: a set's two colours need not look equally tall.
-        odds = _king_odds(self.run(crops).tops)
+        odds = _king_odds(start.tops)
+        men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
+        head = _colours(start.tops[men], swapped=False)
+        agree = float(np.mean((head[:, 1] > head[:, 2]) == (tops[men] == Top.WHITE_MAN)))
         bias = tuple(
             max(0.0, float(np.percentile(odds[tops == man], 90)) + KING_MARGIN)
             for man in (Top.WHITE_MAN, Top.BLACK_MAN)
@@ -202,6 +227,8 @@ class OnnxSquareClassifier:
             proto_kinds,
             self.temperature,
             (bias[0], bias[1]),
+            head_weight,
+            agree < 0.5,
         )
 
 
@@ -213,6 +240,27 @@ def _king_odds(trained: np.ndarray) -> np.ndarray:
     men = trained[:, Top.WHITE_MAN] + trained[:, Top.BLACK_MAN]
     odds: np.ndarray = np.log(kings + eps) - np.log(men + eps)
     return odds
+
+
+def _colours(trained: np.ndarray, *, swapped: bool) -> np.ndarray:
+    """(N, 5) trained probabilities -> (N, 3) empty / White / Black, the colours swapped
+    where the head's White is this set's Black."""
+    white = trained[:, Top.WHITE_MAN] + trained[:, Top.WHITE_KING]
+    black = trained[:, Top.BLACK_MAN] + trained[:, Top.BLACK_KING]
+    if swapped:
+        white, black = black, white
+    out: np.ndarray = np.stack([trained[:, Top.EMPTY], white, black], axis=1)
+    return out
+
+
+def _weighed_colour(
+    colour: np.ndarray, trained: np.ndarray, weight: float, swapped: bool
+) -> np.ndarray:
+    """(N, 3) empty / White / Black from the prototypes times the trained head's to the
+    power ``weight``, normalised: where the two disagree the surer one wins."""
+    product = colour * (_colours(trained, swapped=swapped) + 1e-9) ** weight
+    out: np.ndarray = product / product.sum(axis=1, keepdims=True)
+    return out
 
 
 def _split_kings(

@@ -108,16 +108,24 @@ def build_set(
     window: WindowName = "context",
     crowns: float = 0.0,
     tallest: float = 4.0,
+    nadir: bool = False,
 ) -> SquareSet:
     """About ``count`` labelled crops from ``source`` (synth gives whole boards, so it
     may overshoot by one board). ``crowns``: the share of rendered draughts boards whose
-    kings are one crowned disc on men one to ``tallest`` discs tall (synth only)."""
+    kings are one crowned disc on men one to ``tallest`` discs tall; ``nadir``: draughts
+    boards seen from near straight down only (synth only)."""
     if source == "procedural":
         return SquareSet(*procedural_set(count, seed=seed, size=size))
     from models.synth_source import synth_set  # needs synth's GL renderer
 
     built: SquareSet = synth_set(
-        count, seed=seed, size=size, window=WINDOWS[window], crowns=crowns, tallest=tallest
+        count,
+        seed=seed,
+        size=size,
+        window=WINDOWS[window],
+        crowns=crowns,
+        tallest=tallest,
+        nadir=nadir,
     )
     return built
 
@@ -132,17 +140,27 @@ def cached_set(
     window: WindowName = "context",
     crowns: float = 0.0,
     tallest: float = 4.0,
+    nadir: bool = False,
 ) -> SquareSet:
     """:func:`build_set`, read from or written to ``cache``."""
     tag: str = "ctx" if window == "context" else window  # sets from before windows are stale
     if crowns > 0:  # a crowned share renders other boards: another file
         tag += f"-crowns{round(100 * crowns)}" + ("" if tallest == 4.0 else f"-tall{tallest:g}")
+    if nadir:  # near-nadir draughts boards only: another file
+        tag += "-nadir"
     path = cache / f"{source}-n{count}-s{seed}-{size}px-{tag}.npz"
     if path.exists():
         log.info("reading cached set %s", path)
         return SquareSet.load(path)
     data = build_set(
-        source, count, seed=seed, size=size, window=window, crowns=crowns, tallest=tallest
+        source,
+        count,
+        seed=seed,
+        size=size,
+        window=window,
+        crowns=crowns,
+        tallest=tallest,
+        nadir=nadir,
     )
     data.save(path)
     log.info("wrote %d crops to %s", len(data), path)

@@ -11,6 +11,7 @@ inference runs. Labels come from the render's truth, so White is synth's White p
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -33,6 +34,11 @@ VARIANTS = ("international", "international", "russian", "brazilian", "pool", "c
 """Drawn uniformly; repeats weight 10x10 boards (more squares) and towers (rarer states)."""
 TOWER_LIMIT = 8
 """Towers drawn at most this tall (the height head's last class is 8 or more)."""
+NADIR_VARIANTS = ("international", "russian", "brazilian", "pool", "czech", "italian", "english")
+"""Draughts variants only for near-nadir sets: stacked kings are what they are for."""
+NADIR_TILT_DEG = 8.0
+"""Near-nadir sets look at most this far from straight down: there a stacked king's side
+band is hidden and only its top's size, outline and shadow tell it from a man."""
 
 
 def random_stack(rng: np.random.Generator, variant: Variant) -> Stack:
@@ -70,12 +76,17 @@ def board_crops(
     window: CropWindow,
     crowns: float = 0.0,
     tallest: float = 4.0,
+    nadir: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Render one random board; its crops, tops, disc counts and side-band heights in
-    crop pixels (:attr:`models.dataset.SquareSet.band_px`), in Square order."""
-    variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
+    crop pixels (:attr:`models.dataset.SquareSet.band_px`), in Square order. ``nadir``:
+    a draughts board with stacked kings seen from at most :data:`NADIR_TILT_DEG`."""
+    names = NADIR_VARIANTS if nadir else VARIANTS
+    variant = find_variant(names[int(rng.integers(len(names)))])
     position = random_position(rng, variant)
     style = Style.random(seed, variant, crowns=crowns, tallest=tallest)
+    if nadir:
+        style = replace(style, tilt_deg=float(rng.uniform(0.0, NADIR_TILT_DEG)))
     rendered = renderer.render(position, style)
     geometry = variant.geometry
     location = location_from_truth(rendered.truth, variant.size)
@@ -108,15 +119,19 @@ def synth_set(
     window: CropWindow,
     crowns: float = 0.0,
     tallest: float = 4.0,
+    nadir: bool = False,
 ) -> SquareSet:
-    """At least ``count`` labelled crops from boards rendered with seeds from ``seed``."""
+    """At least ``count`` labelled crops from boards rendered with seeds from ``seed``
+    (``nadir``: near-nadir draughts boards only, :func:`board_crops`)."""
     rng = np.random.default_rng(seed)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     total = 0
     board = 0
     with Renderer() as renderer:  # one GL context for the whole set
         while total < count:
-            part = board_crops(renderer, rng, seed * 100_000 + board, size, window, crowns, tallest)
+            part = board_crops(
+                renderer, rng, seed * 100_000 + board, size, window, crowns, tallest, nadir
+            )
             parts.append(part)
             total += len(part[0])
             board += 1

@@ -64,6 +64,13 @@ class TrainConfig:
     tower_weight: float = 1.0
     """How much more often a tower of 3+ discs is drawn into a batch than another crop:
     towers are a few percent of the squares but the height head's hardest cases."""
+    piece_weight: float = 1.0
+    """How much more often a square with a piece (man or king) is drawn than an empty one:
+    empty squares are nearly all read right, man or king is the top head's hard part."""
+    nadir_parts: int = 0
+    """Extra training parts of draughts boards seen from near straight down
+    (:data:`models.synth_source.NADIR_TILT_DEG`), seeds from ``seed + 500``: stacked kings
+    whose side band is hidden, the most common king read as a man."""
     threads: int = 2
     out: Path = DEFAULT_MODEL
     cache: Path = DEFAULT_CACHE
@@ -85,9 +92,11 @@ def _batches(rng: np.random.Generator, weights: np.ndarray, batch: int) -> list[
     return [order[i : i + batch] for i in range(0, n - batch + 1, batch)]
 
 
-def sample_weights(data: SquareSet, tower_weight: float) -> np.ndarray:
-    """Per-crop draw weights: ``tower_weight`` for stacks of three or more discs."""
-    return np.where(data.heights >= 3, tower_weight, 1.0)
+def sample_weights(data: SquareSet, tower_weight: float, piece_weight: float = 1.0) -> np.ndarray:
+    """Per-crop draw weights: ``piece_weight`` for a square with a piece, times
+    ``tower_weight`` for stacks of three or more discs."""
+    pieces = np.where(data.tops != Top.EMPTY, piece_weight, 1.0)
+    return pieces * np.where(data.heights >= 3, tower_weight, 1.0)
 
 
 def initial_net(init: Path | None, data: SquareSet) -> SquareNet:
@@ -115,7 +124,7 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed + 1)
     net = initial_net(config.init, data)
-    weights = sample_weights(data, config.tower_weight)
+    weights = sample_weights(data, config.tower_weight, config.piece_weight)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
     top_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
     height_loss = nn.CrossEntropyLoss()
@@ -184,6 +193,20 @@ def run(config: TrainConfig) -> dict[str, object]:
             )
             for k in range(config.train_parts)
         ]
+        + [
+            cached_set(
+                config.source,
+                part_count,
+                seed=config.seed + 500 + k,
+                size=config.size,
+                cache=config.cache,
+                window=config.window,
+                crowns=config.crowns,
+                tallest=config.tallest,
+                nadir=True,
+            )
+            for k in range(config.nadir_parts)
+        ]
     )
     test = cached_set(
         config.source,
@@ -243,6 +266,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "train_squares": len(train),
                 "test_squares": len(test),
                 "train_seeds": [config.seed + k for k in range(config.train_parts)],
+                "nadir_seeds": [config.seed + 500 + k for k in range(config.nadir_parts)],
                 "test_seed": config.seed + 1000,
                 "kings": "two stacked discs (draughts), striped (column games); on "
                 f"{config.crowns:.0%} of draughts boards one crowned disc, men 1-"
@@ -261,6 +285,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "learning_rate": config.learning_rate,
                 "height_weight": config.height_weight,
                 "tower_weight": config.tower_weight,
+                "piece_weight": config.piece_weight,
                 "data_seconds": round(data_s, 1),
             },
             "metrics": {
@@ -308,6 +333,11 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--height-weight", type=float, default=defaults.height_weight)
     parser.add_argument("--tower-weight", type=float, default=defaults.tower_weight)
+    parser.add_argument("--piece-weight", type=float, default=defaults.piece_weight)
+    parser.add_argument(
+        "--nadir-parts", type=int, default=defaults.nadir_parts,
+        help="extra parts of near-nadir draughts boards (stacked kings seen from above)",
+    )  # fmt: skip
     ns = parser.parse_args(argv)
     return TrainConfig(
         source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
@@ -315,6 +345,7 @@ def parse_args(argv: list[str] | None = None) -> TrainConfig:
         threads=ns.threads, out=ns.out, cache=ns.cache, init=ns.init,
         learning_rate=ns.learning_rate, height_weight=ns.height_weight,
         tower_weight=ns.tower_weight, crowns=ns.crowns, tallest=ns.tallest,
+        piece_weight=ns.piece_weight, nadir_parts=ns.nadir_parts,
     )  # fmt: skip
 
 

@@ -63,6 +63,10 @@ SETTLED_MOTION = 0.01
 SETTLED_OCCLUSION = 0.01
 """An observation this still and this clear counts as a settled board for the health view."""
 
+COVERED_SECONDS = 3.0
+"""A board seen but not settled for this long is reported ``board covered``: a move takes
+a second or two; longer, a hand or an arm rests over the board and no move can show."""
+
 
 class LatestSlot(Generic[T]):
     """A one-place mailbox. ``put(drop=True)`` replaces an unread item (and says so);
@@ -109,8 +113,9 @@ class Health:
 
     status: str
     """``starting``, ``ok``, ``camera lost``, ``camera frozen`` (it sends the same picture
-    over and over), ``board not found``, ``source ended``, ``journal error`` or
-    ``stopped``."""
+    over and over), ``board not found``, ``board covered`` (seen, but a hand or motion over
+    it for ``covered_seconds``: its frames carry no evidence), ``source ended``,
+    ``journal error`` or ``stopped``."""
     source: str
     fps: float
     """Frames analysed per second (last few seconds)."""
@@ -149,6 +154,7 @@ class _Counters:
         self.last_error: str | None = None
         self.last_frame: float | None = None
         self.last_settled: float | None = None
+        self.first_processed: float | None = None
         self.last_observation: Observation | None = None
         self.capture_times: deque[float] = deque(maxlen=60)
         self.process_times: deque[float] = deque(maxlen=60)
@@ -172,6 +178,7 @@ class LivePipeline:
         table_id: str,
         *,
         stale_seconds: float = 2.0,
+        covered_seconds: float = COVERED_SECONDS,
     ) -> None:
         self.source = source
         self.recognize = recognize
@@ -179,6 +186,7 @@ class LivePipeline:
         self.tables = tables
         self.table_id = table_id
         self.stale_seconds = stale_seconds
+        self.covered_seconds = covered_seconds
         self._slot: LatestSlot[Frame] = LatestSlot()
         self._counters = _Counters()
         self._recorder_lock = threading.Lock()
@@ -319,11 +327,9 @@ class LivePipeline:
             c.latencies.append(done - frame.received)
             c.last_observation = observation
             c.moves += sum(1 for e in written if e.kind == "move")
-            if (
-                observation.board_found
-                and observation.motion < SETTLED_MOTION
-                and observation.occlusion < SETTLED_OCCLUSION
-            ):
+            if c.first_processed is None:
+                c.first_processed = done
+            if _settled(observation):
                 c.last_settled = done
         return written
 
@@ -372,6 +378,10 @@ class LivePipeline:
                     status = "camera frozen" if frozen else "camera lost"
                 elif obs is not None and not obs.board_found:
                     status = "board not found"
+                elif obs is not None and not _settled(obs):
+                    since = c.last_settled if c.last_settled is not None else c.first_processed
+                    if since is not None and now - since > self.covered_seconds:
+                        status = "board covered"
             return Health(
                 status=status,
                 source=str(self.source),
@@ -395,6 +405,15 @@ class LivePipeline:
                 occlusion=None if obs is None else obs.occlusion,
                 moves_recorded=c.moves,
             )
+
+
+def _settled(observation: Observation) -> bool:
+    """The board seen still and clear (what the recorder can read)."""
+    return (
+        observation.board_found
+        and observation.motion < SETTLED_MOTION
+        and observation.occlusion < SETTLED_OCCLUSION
+    )
 
 
 def _fingerprint(image: Any) -> int:

@@ -9,8 +9,10 @@ Event kinds (``JournalEvent.kind``) and their data:
 
 ``game_started``  ``{"variant", "fen"?, "tags"?}``: a new game (``fen`` when not the
                   variant's initial position).
-``move``          ``{"notation", "ply"?, "source"?}``: a move recorded; it is replayed
-                  against the position, so a journal can never hold an illegal move.
+``move``          ``{"notation", "ply"?, "source"?, "clock"?}``: a move recorded; it is
+                  replayed against the position, so a journal can never hold an illegal
+                  move. ``clock``: seconds into a recorded source (a video file, a
+                  folder of frames) where the move was seen.
 ``flag``          ``{"kind", "ply", "article"?, "message"?}``: an irregularity or a draw
                   rule for the arbiter (the recorder never acts on it, R-IRR-02).
 ``resync``        ``{"fen", "reason"?, "ply"?, "irregular"?}``: the board shows a
@@ -64,6 +66,10 @@ class Ply:
     time: float
     confirmed: bool = False
     corrected: bool = False
+    clock: float | None = None
+    """Seconds into a recorded source where the move was seen (None live): the
+    scoresheet's move times, where ``time`` (when it was journaled) would be the speed
+    of the machine that processed the file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +187,10 @@ class GameRecord:
         d = event.data
         kind = event.kind
         if kind == "move":
-            self._push(str(d["notation"]), event.time)
+            clock = d.get("clock")
+            self._push(
+                str(d["notation"]), event.time, clock=None if clock is None else float(clock)
+            )
         elif kind == "flag":
             self.flags.append(
                 Flag(
@@ -324,7 +333,9 @@ class GameRecord:
             raise RecordError(f"ply {ply} is not in the game (it has {self.ply} moves)")
         return ply
 
-    def _push(self, notation: str, when: float, *, corrected: bool = False) -> None:
+    def _push(
+        self, notation: str, when: float, *, corrected: bool = False, clock: float | None = None
+    ) -> None:
         before = self.position
         try:
             move = before.parse_move(notation)
@@ -332,7 +343,16 @@ class GameRecord:
             raise RecordError(f"ply {self.ply + 1}: {exc}") from None
         name = before.move_name(move)
         self.plies.append(
-            Ply(self.ply + 1, name, move, before, before.play(move), when, corrected=corrected)
+            Ply(
+                self.ply + 1,
+                name,
+                move,
+                before,
+                before.play(move),
+                when,
+                corrected=corrected,
+                clock=clock,
+            )
         )
 
     def _resync(
@@ -383,7 +403,12 @@ class GameRecord:
             if old.move is None and not corrected:  # an irregular ply: the board decided
                 trial.plies.append(replace(old, before=trial.position))
                 continue
-            trial._push(text, when if corrected else old.time, corrected=corrected or old.corrected)
+            trial._push(
+                text,
+                when if corrected else old.time,
+                corrected=corrected or old.corrected,
+                clock=None if corrected else old.clock,
+            )
             if not corrected and old.confirmed:
                 trial.plies[-1] = replace(trial.plies[-1], confirmed=True)
             trial.resyncs += [r for r in later if r.after_ply == i]

@@ -31,8 +31,12 @@ log = logging.getLogger(__name__)
 class RecorderAdapter:
     """Feeds observations to a :class:`Recorder` and names its events for the journal."""
 
-    def __init__(self, record: GameRecord, config: RecorderConfig | None = None) -> None:
+    def __init__(
+        self, record: GameRecord, config: RecorderConfig | None = None, *, clock: bool = False
+    ) -> None:
         self.config = config
+        self.clock = clock
+        """Stamp each move with its observation's time (a recorded source's own clock)."""
         self.restart(record)
 
     def restart(self, record: GameRecord) -> None:
@@ -50,15 +54,18 @@ class RecorderAdapter:
     def observe(self, observation: Observation) -> list[RecorderOutput]:
         out: list[RecorderOutput] = []
         for message in self.recorder.feed(observation):
-            out += journal_entries(message.event, self.offset, self.recorder.record)
+            out += journal_entries(
+                message.event, self.offset, self.recorder.record, clock=self.clock
+            )
         return out
 
 
 def journal_entries(
-    event: Event, offset: int = 0, record: Sequence[RecordedPly] = ()
+    event: Event, offset: int = 0, record: Sequence[RecordedPly] = (), *, clock: bool = False
 ) -> list[RecorderOutput]:
     """The journal events for one recorder event (plies offset by ``offset``); ``record``
-    is the recorder's record, which names an irregular ply a resync follows."""
+    is the recorder's record, which names an irregular ply a resync follows; ``clock``
+    stamps a move with the time the recorder gives it (the source's clock)."""
     ply = offset + event.ply if hasattr(event, "ply") else offset
     if isinstance(event, MoveRecorded):
         move: dict[str, Any] = {
@@ -67,6 +74,8 @@ def journal_entries(
             "fen_after": event.fen_after,
             "source": "camera",
         }
+        if clock:
+            move["clock"] = round(event.time, 3)
         if not event.alternatives:
             return [("move", move)]
         # Moves that look the same from above (towers, caught-up plies): the arbiter

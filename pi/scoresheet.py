@@ -29,10 +29,18 @@ def scoresheet_games(record: GameRecord) -> list[Game]:
     """The record as PDN-ready games, cut like the recorder's scoresheet
     (:mod:`rules.scoresheet`): one game per stretch of legal play, a new one (with its FEN)
     wherever play went on from a position no legal move reaches (I 5.7). Each move carries
-    its time since the game started; the arbiter's flags, the resyncs and the corrections
-    are comments after the ply they concern."""
+    its time since the game started (from a recorded source, its time in the recording);
+    the arbiter's flags, the resyncs and the corrections are comments after the ply they
+    concern."""
     plies = [
-        RecordedPly(p.number, p.notation, p.move, p.before, p.after, p.time - record.started)
+        RecordedPly(
+            p.number,
+            p.notation,
+            p.move,
+            p.before,
+            p.after,
+            p.clock if p.clock is not None else p.time - record.started,
+        )
         for p in record.plies
     ]
     games = rules_scoresheet.games(

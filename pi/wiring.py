@@ -146,7 +146,8 @@ def build_pipeline(
     return LivePipeline(
         source,
         recognize,
-        RecorderAdapter(record),
+        # a file's own clock times its moves; a live camera's is the wall clock's
+        RecorderAdapter(record, clock=not source.live),
         service,
         settings.table,
         stale_seconds=settings.camera.stale_seconds,

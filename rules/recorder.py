@@ -34,6 +34,7 @@ on. Only when the opponent has moved and it still looks like a man is that flagg
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from dataclasses import dataclass
@@ -385,14 +386,26 @@ class Recorder:
     # -- deciding -----------------------------------------------------------------------------
 
     def _picture(self, sums: list[list[float] | None]) -> Picture:
+        """The tops read with confidence. A square whose side is clear but whose rank is
+        not (man and king of one colour lead, close together) is read as a king that may
+        be a man (:attr:`Picture.loose`): left unknown, it would let a move that empties
+        it fit the picture (a captured piece left on the board, read for a few frames as
+        a king, was recorded as taken)."""
         tops: dict[Square, Top] = {}
+        loose = 0
+        margin = self.config.confident_square_nats
+        bits = self.variant.geometry.bits
         for sq, s in enumerate(sums):
             if s is None:
                 continue
             order = sorted(range(TOP_COUNT), key=s.__getitem__, reverse=True)
-            if s[order[0]] - s[order[1]] >= self.config.confident_square_nats:
+            if s[order[0]] - s[order[1]] >= margin:
                 tops[sq] = Top(order[0])
-        return Picture.from_tops(self.variant, tops)
+            elif _SIDE[order[0]] == _SIDE[order[1]] != 0 and s[order[0]] - s[order[2]] >= margin:
+                tops[sq] = Top.WHITE_KING if _SIDE[order[0]] == 1 else Top.BLACK_KING
+                loose |= bits[sq]
+        picture = Picture.from_tops(self.variant, tops)
+        return dataclasses.replace(picture, loose=loose) if loose else picture
 
     def _evidence(self) -> list[list[float] | None]:
         """Summed log-probabilities of the squares read in at least ``stable_frames`` frames
@@ -694,7 +707,8 @@ class Recorder:
     def _note_crowns(self, picture: Picture) -> None:
         """Kings that now look like kings need no more patience."""
         for sq in self.variant.geometry.squares_of(self._tolerate):
-            if picture.top(sq) in (Top.WHITE_KING, Top.BLACK_KING):
+            loose = picture.loose & self.variant.geometry.bits[sq]
+            if picture.top(sq) in (Top.WHITE_KING, Top.BLACK_KING) and not loose:
                 self._tolerate &= ~self.variant.geometry.bits[sq]
                 self._crown_due.pop(sq, None)
                 self._candidates = None

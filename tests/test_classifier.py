@@ -113,6 +113,20 @@ def test_start_position_adaptation_keeps_every_square(classifier: OnnxSquareClas
     np.testing.assert_allclose(adapted.predict(crops).sum(axis=1), 1.0, atol=1e-4)
 
 
+def test_adaptation_follows_the_set_whose_white_is_the_darker_piece(
+    classifier: OnnxSquareClassifier,
+) -> None:
+    # The head reads the lighter piece as White; a set whose White is the darker one says
+    # so on its start frame, and the head's colours then count swapped, never against it.
+    position = Position.initial(find_variant("russian"))
+    crops, tops, _ = _render_crops(position, seed=11)
+    swap = np.array([0, 3, 4, 1, 2])  # White <-> Black, man and king kept
+    adapted = classifier.adapted(crops, swap[tops])
+    assert adapted.head_swapped and adapted.head_weight > 0
+    other_crops, other_tops, _ = _render_crops(position, seed=12)
+    assert _colours(adapted.predict(other_crops).argmax(axis=1)) == _colours(swap[other_tops])
+
+
 def test_adaptation_needs_a_start_position(classifier: OnnxSquareClassifier) -> None:
     crops = np.zeros((3, CROP_PX, CROP_PX, 3), np.uint8)
     with pytest.raises(ValueError, match="WHITE_MAN"):

@@ -471,3 +471,62 @@ def test_frozen_camera_is_reported_its_repeats_skipped_and_recording_resumes() -
         assert pipeline.health().status == "ok"
     finally:
         pipeline.stop()
+
+
+def test_a_hand_resting_over_the_board_is_reported_and_clears() -> None:
+    """Frames with a hand over the board carry no evidence: after ``covered_seconds`` of
+    them the health says so (it said "ok" while no move could show), and a clear board
+    brings back "ok" and the move."""
+    start = Position.initial(INTERNATIONAL)
+    move = start.parse_move("32-28")
+    service = TableService(Journal(":memory:"))
+    record = service.ensure_game("t", INTERNATIONAL)
+    camera = StalledCamera(start, frames=0)  # frames come in through process() below
+    pipeline = LivePipeline(
+        camera, None, RecorderAdapter(record), service, "t", stale_seconds=60, covered_seconds=0.2
+    )
+    pipeline.start()
+    observations = list(scripted_observations(start, [move]))
+    hand = next(o for o in observations if o.occlusion > 0.1)
+    still = observations[0]
+    pipeline.process(Frame(0, still.time, None, observation=still))
+    pipeline.process(Frame(1, hand.time, None, observation=hand))
+    assert pipeline.health().status == "ok"  # a hand making a move is no fault
+    time.sleep(0.3)
+    pipeline.process(Frame(2, hand.time + 0.1, None, observation=hand))
+    assert pipeline.health().status == "board covered"
+    for k, obs in enumerate(observations):
+        pipeline.process(Frame(3 + k, 10 + obs.time, None, observation=obs))
+    assert pipeline.health().status == "ok"
+    assert service.current("t").notations() == ["32-28"]
+    pipeline.stop()
+
+
+def test_moves_from_a_recorded_source_are_timed_by_its_clock(tmp_path: Path) -> None:
+    """A file recorded as fast as it decodes: the scoresheet's move times are where the
+    moves are in the recording, not when this machine got to them."""
+    from pi.config import load_settings
+    from pi.wiring import build_pipeline
+
+    start = Position.initial(INTERNATIONAL)
+    moves = [start.parse_move("32-28")]
+    moves.append(start.play(moves[0]).parse_move("19-23"))
+    # 30 s between moves in the recording, processed in a fraction of a second
+    observations = list(scripted_observations(start, moves, still_seconds=30.0))
+    settings = load_settings(None, variant="international", journal=tmp_path / "j.sqlite")
+    with Journal(settings.journal) as journal:
+        service = TableService(journal)
+        service.start_game(settings.table, settings.variant)
+        source = ObservationSource(observations)
+        build_pipeline(settings, service, source=source).run()
+        record = service.current(settings.table)
+    recorder = Recorder(INTERNATIONAL)
+    for obs in observations:
+        recorder.feed(obs)
+    expected = [round(r.time, 3) for r in recorder.record]
+    assert expected[0] > 29.0 and expected[1] - expected[0] > 29.0
+    assert [p.clock for p in record.plies] == expected
+    (game,) = read_games_text(game_pdn(record))
+    assert [game.comments.get(i + 1, "") for i in range(2)] == [
+        f"[%time {t:.1f}]" for t in expected
+    ]

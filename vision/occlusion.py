@@ -37,10 +37,13 @@ class OcclusionSettings:
     taken into the reference). A light square (no piece ever stands there) whose inner
     part has changed by more than ``light_change`` also keeps the stable image from
     refreshing: a hand, an arm or their shadow is there, however piece-sized its change
-    looks (a skin-coloured hand on a light wooden board changes little but its outline)."""
+    looks (a skin-coloured hand on a light wooden board changes little but its outline).
+    With that check one still frame is enough to refresh (it was 3 before it): a moved
+    cream man, skin-coloured to the gate, is hidden only until then, and the recorder's
+    own 4 frames start a frame after the hand has gone rather than three."""
 
     change: float = 25.0
-    still_frames: int = 3
+    still_frames: int = 1
     still_motion: float = 0.005
     cell_px: int = 16
     hand_cells: float = 1.5

@@ -189,6 +189,7 @@ const STATUS_TEXT = {
   "camera lost": "Camera lost: no new picture",
   "camera frozen": "Camera frozen: the same picture over and over",
   "board not found": "Board not found: the camera cannot see the board",
+  "board covered": "Board covered: a hand or an arm is over it; moves show once it is clear",
   "source ended": "Recording finished",
   "journal error": "Cannot write the journal: call the arbiter",
   "starting": "Starting the camera…",
@@ -205,6 +206,8 @@ function showHealth(h) {
     let text = STATUS_TEXT[h.status] || h.status;
     if ((h.status === "camera lost" || h.status === "camera frozen") && h.last_frame_age_s != null)
       text += ` for ${Math.round(h.last_frame_age_s)} s`;
+    if (h.status === "board covered" && h.last_settled_age_s != null)
+      text += ` (${Math.round(h.last_settled_age_s)} s)`;
     banner.textContent = text;
   }
   const fig = document.getElementById("health");
