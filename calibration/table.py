@@ -42,9 +42,6 @@ MAX_OFF_COLOUR_SQUARES = 2
 #: shadow spreads a whole group and keeps it near the old limit.
 SEPARATED_SPREADS = 2.5
 OFF_COLOUR_SHARE = 8
-#: ...and none of them spreads further than this (Lab): a hand's shadow over half of one
-#: side's men spreads that group 25 or more, a glare's washed-out men leave it under 11.
-GROUP_SPREAD_LAB = 15.0
 #: A square this many times nearer another group's median colour than its own (and within
 #: :data:`OFF_COLOUR_LAB` of it) looks like that group: a man moved or taken, a square
 #: filled. No glint or shadow does that, so one such square refuses the image (a frame a few
@@ -215,25 +212,22 @@ def off_colour_allowance(
     colours: npt.NDArray[np.float64], white: npt.NDArray[np.bool_], black: npt.NDArray[np.bool_]
 ) -> int:
     """How many off-colour squares a start position may have: a few
-    (:data:`MAX_OFF_COLOUR_SQUARES`), or one in :data:`OFF_COLOUR_SHARE` when each group is
-    one colour (:data:`GROUP_SPREAD_LAB`) and every two stand :data:`SEPARATED_SPREADS`
-    times their spreads apart (then a square that moved would look like another group,
-    which :func:`lookalike_squares` catches)."""
+    (:data:`MAX_OFF_COLOUR_SQUARES`), or one in :data:`OFF_COLOUR_SHARE` when every two
+    groups stand :data:`SEPARATED_SPREADS` times their spreads apart (then a square that
+    moved would look like another group, which :func:`lookalike_squares` catches)."""
     groups = [g for g in _groups(white, black) if g.any()]
     own, _ = _group_distances(colours, white, black)
     medians = [np.median(colours[g], axis=0) for g in groups]
     spreads = [float(np.median(own[g])) for g in groups]
-    separated = max(spreads) <= GROUP_SPREAD_LAB and all(
+    separated = all(
         float(np.linalg.norm(medians[i] - medians[j]))
         >= SEPARATED_SPREADS * (spreads[i] + spreads[j])
         for i in range(len(groups))
         for j in range(i + 1, len(groups))
     )
-    return (
-        max(MAX_OFF_COLOUR_SQUARES, len(colours) // OFF_COLOUR_SHARE)
-        if separated
-        else (MAX_OFF_COLOUR_SQUARES)
-    )
+    if separated:
+        return max(MAX_OFF_COLOUR_SQUARES, len(colours) // OFF_COLOUR_SHARE)
+    return MAX_OFF_COLOUR_SQUARES
 
 
 def _groups(
