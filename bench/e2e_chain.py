@@ -15,7 +15,8 @@ recorded exactly names the stage: localisation, classification, settling; a game
 even from the truth is lost at inference. Before them all: a table calibrated on a frame
 that does not show the start position (the render truth says so) lost the game at
 calibration, whatever the later stages did with the colours and start it was given; so
-did one calibrated on a frame with a hand over the board.
+did one calibrated on a frame with a hand over the board, and one that never calibrated
+because the true start frame was refused though its board was found.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import numpy as np
 
 from bench.e2e_run import ChainRun, TimedRecorder, record_observations
 from bench.e2e_video import FrameFacts, RenderedVideo, truth_homography
-from calibration.table import start_tops
+from calibration.table import CalibrationError, calibrate_start_position, start_tops
 from pi.capture import Frame
 from pi.config import CameraSettings, load_settings
 from pi.journal import Journal
@@ -44,8 +45,8 @@ from pi.wiring import build_pipeline
 from rules import Variant, find_variant
 from rules.observation import Observation, SquareReading, Top
 from vision.classifier import SquareClassifier
-from vision.locate import BoardLocation, Image, LocateResult
-from vision.observe import Observer, ObserverConfig, Registration
+from vision.locate import BoardLocation, BoardNotFound, Image, LocateResult
+from vision.observe import Observer, ObserverConfig, Registration, locate
 from vision.prototype import ColourPrototypes, PrototypeClassifier
 from vision.rectify import CameraModel, square_crops
 
@@ -285,6 +286,8 @@ class Ladder:
     stage: str = "inference"
     misreads: list[dict[str, Any]] = field(default_factory=list)
     misread_count: int = 0
+    refusal: str | None = None
+    """Why calibration refused the true start frame, when the table never calibrated."""
 
 
 def stage_ladder(
@@ -301,7 +304,9 @@ def stage_ladder(
     located = truth_located(video.path, video.frames, variant, recorded.classifier, reader)
     frames = video.frames[: len(located)]
     ladder.misreads, ladder.misread_count = misreads(located, frames, variant)
-    if not calibrated_on_the_start(recorded.calibrated_at, video.frames, variant):
+    if recorded.calibrated_at is None:
+        ladder.refusal = start_refusal(video, variant)
+    if ladder.refusal or not calibrated_on_the_start(recorded.calibrated_at, video.frames, variant):
         ladder.exact["calibration"] = False
         ladder.stage = "calibration"
         return ladder
@@ -331,6 +336,25 @@ def calibrated_on_the_start(
         return True
     facts = frames[frame]
     return not facts.hand and facts.tops == tuple(start_tops(variant))
+
+
+def start_refusal(video: RenderedVideo, variant: Variant) -> str | None:
+    """Calibration's reason for refusing the video's first frame when that frame truly is
+    the start position, hand-free, and the board is found on it: a table that never
+    calibrated then lost the game at calibration (no board found is localisation's)."""
+    if not video.frames or not calibrated_on_the_start(0, video.frames, variant):
+        return None
+    image = next(decoded_frames(video.path), None)
+    if image is None:
+        return None
+    config = ObserverConfig()
+    if isinstance(locate(image, variant.geometry.size, config.markers), BoardNotFound):
+        return None
+    try:
+        calibrate_start_position(image, variant, config=config, source="frame 0")
+    except CalibrationError as error:
+        return str(error)
+    return None
 
 
 def misreads(

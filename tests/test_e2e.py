@@ -23,6 +23,7 @@ from bench.e2e_chain import (
     misreads,
     record_video,
     stage_ladder,
+    start_refusal,
     truth_located,
 )
 from bench.e2e_games import PlayedGame, generated_game, real_games, select_games
@@ -139,6 +140,7 @@ def test_stage_ladder_blames_a_table_calibrated_after_the_start(
     assert not calibrated_on_the_start(later, video.frames, variant)
     hand = next(f.index for f in video.frames if f.plies_done == 0 and f.hand)
     assert not calibrated_on_the_start(hand, video.frames, variant)
+    assert start_refusal(video, variant) is None  # its start frame calibrates
     ladder = stage_ladder(
         video, dataclasses.replace(recorded, calibrated_at=later), variant, "wiring", bool
     )
