@@ -69,12 +69,16 @@ def run_chain(
     injections_per_variant: int,
     seed: int,
     emit: Callable[[dict[str, Any]], None],
+    shard: tuple[int, int] = (0, 1),
 ) -> None:
     """Every game, cut to ``plies``, under every condition; the first
     ``injections_per_variant`` games of each variant also with each irregularity
     injected (under the first condition, the game cut where it is, within twice
-    ``plies``). Games run round-robin over the variants."""
+    ``plies``). Games run round-robin over the variants. ``shard`` (k, n): only the games
+    whose number is k modulo n, with the seeds and injections they have in the whole run,
+    so that n processes together make the same lines as one."""
     injected: dict[str, int] = {}
+    part, parts = shard
 
     def one(game: PlayedGame, condition: str, number: int, injection: Injection | None) -> None:
         try:
@@ -85,11 +89,15 @@ def run_chain(
                   "variant": game.variant, "condition": condition})  # fmt: skip
 
     for number, game in enumerate(interleaved(games)):
+        inject = injected.get(game.variant, 0) < injections_per_variant
+        if inject:
+            injected[game.variant] = injected.get(game.variant, 0) + 1
+        if number % parts != part:
+            continue
         for name in conditions:
             one(game.truncated(plies), name, number, None)
-        if injected.get(game.variant, 0) >= injections_per_variant:
+        if not inject:
             continue
-        injected[game.variant] = injected.get(game.variant, 0) + 1
         for cut, injection in injection_points(game.truncated(2 * plies)):
             one(cut, conditions[0], number, injection)
 
@@ -201,9 +209,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conditions", default="default,hard")
     parser.add_argument("--variants", default="", help="comma-separated (default: all ten)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--shard",
+        default="0/1",
+        help="K/N: only the games numbered K modulo N (same seeds as the whole run), to run"
+        " one run in N processes and join their lines with --from-lines",
+    )
     parser.add_argument("--keep", type=Path, help="keep the videos of lost games here")
     parser.add_argument("--doc", type=Path, help="write the markdown tables here")
-    parser.add_argument("--from-lines", type=Path, help="summarise a saved run's JSON lines")
+    parser.add_argument(
+        "--from-lines",
+        type=Path,
+        nargs="+",
+        help="summarise a saved run's JSON lines (several files: the shards of one run)",
+    )
     args = parser.parse_args(argv)
     conditions = [c for c in args.conditions.split(",") if c]
     unknown = [c for c in conditions if c not in CONDITIONS]
@@ -212,6 +231,12 @@ def main(argv: list[str] | None = None) -> int:
     chains = [c for c in args.chains.split(",") if c]
     if set(chains) - {CHAIN_RENDERED, CHAIN_TRUTH}:
         parser.error(f"unknown chain in {chains}; known: {CHAIN_RENDERED}, {CHAIN_TRUTH}")
+    try:
+        part, parts = (int(v) for v in args.shard.split("/"))
+    except ValueError:
+        parser.error(f"--shard {args.shard!r}: expected K/N, e.g. 0/4")
+    if not 0 <= part < parts:
+        parser.error(f"--shard {args.shard!r}: K must be 0..N-1")
     data = args.data if args.data.is_dir() else None
     variants = {v for v in args.variants.split(",") if v}
     lines: list[dict[str, Any]] = []
@@ -224,7 +249,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(line), flush=True)
 
     if args.from_lines:
-        for text in args.from_lines.read_text().splitlines():
+        texts = [path.read_text() for path in args.from_lines]
+        for text in "\n".join(texts).splitlines():
+            if not text.strip():
+                continue
             line = json.loads(text)
             if "summary" not in line and ("plies" in line or "failed" in line):
                 lines.append(line)
@@ -250,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
                 injections_per_variant=args.rendered_injections_per_variant,
                 seed=args.seed,
                 emit=emit,
+                shard=(part, parts),
             )
         if CHAIN_TRUTH in chains:
             games = chosen(
@@ -263,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
                 injections_per_variant=args.games_per_variant,
                 seed=args.seed,
                 emit=emit,
+                shard=(part, parts),
             )
     summary = summarise(lines)
     for line in summary.games + summary.injections:
@@ -271,7 +301,9 @@ def main(argv: list[str] | None = None) -> int:
         note = (
             f"Reader: `{args.reader}`; conditions: {', '.join(conditions)}."
             if not args.from_lines
-            else f"Tables rebuilt from `{args.from_lines.name}`."
+            else "Tables rebuilt from "
+            + ", ".join(f"`{path.name}`" for path in args.from_lines)
+            + "."
         )
         write_doc(args.doc, markdown(summary, lines, note))
     return 0

@@ -12,7 +12,11 @@ decoded frames: the true board location instead of the located one, then the tru
 square readings instead of the classifier's (vision's hand and motion gate kept), then
 the true hand flags instead of the gate. The first substitution after which the game is
 recorded exactly names the stage: localisation, classification, settling; a game lost
-even from the truth is lost at inference.
+even from the truth is lost at inference. Before them all: a table calibrated on a frame
+that does not show the start position (the render truth says so) lost the game at
+calibration, whatever the later stages did with the colours and start it was given; so
+did one calibrated on a frame with a hand over the board, and one that never calibrated
+because the true start frame was refused though its board was found.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import numpy as np
 
 from bench.e2e_run import ChainRun, TimedRecorder, record_observations
 from bench.e2e_video import FrameFacts, RenderedVideo, truth_homography
-from calibration.table import start_tops
+from calibration.table import CalibrationError, calibrate_start_position, start_tops
 from pi.capture import Frame
 from pi.config import CameraSettings, load_settings
 from pi.journal import Journal
@@ -41,8 +45,8 @@ from pi.wiring import build_pipeline
 from rules import Variant, find_variant
 from rules.observation import Observation, SquareReading, Top
 from vision.classifier import SquareClassifier
-from vision.locate import BoardLocation, Image, LocateResult
-from vision.observe import Observer, ObserverConfig, Registration
+from vision.locate import BoardLocation, BoardNotFound, Image, LocateResult
+from vision.observe import Observer, ObserverConfig, Registration, locate
 from vision.prototype import ColourPrototypes, PrototypeClassifier
 from vision.rectify import CameraModel, square_crops
 
@@ -51,7 +55,7 @@ READERS = ("wiring", "colours", "model")
 prototypes of the start position; ``model``: the shipped ONNX model, adapted to the set
 from the start position."""
 
-STAGES = ("localisation", "classification", "settling", "inference")
+STAGES = ("calibration", "localisation", "classification", "settling", "inference")
 HAND_OCCLUSION = 0.4
 HAND_MOTION = 0.3
 
@@ -282,6 +286,8 @@ class Ladder:
     stage: str = "inference"
     misreads: list[dict[str, Any]] = field(default_factory=list)
     misread_count: int = 0
+    refusal: str | None = None
+    """Why calibration refused the true start frame, when the table never calibrated."""
 
 
 def stage_ladder(
@@ -291,16 +297,24 @@ def stage_ladder(
     reader: str,
     is_exact: Any,
 ) -> Ladder:
-    """Substitute the truth stage by stage until the game comes out exactly."""
+    """Substitute the truth stage by stage until the game comes out exactly; a table
+    calibrated on a frame other than the start position names calibration at once (the
+    substitutions would reuse its classifier)."""
     ladder = Ladder()
     located = truth_located(video.path, video.frames, variant, recorded.classifier, reader)
     frames = video.frames[: len(located)]
+    ladder.misreads, ladder.misread_count = misreads(located, frames, variant)
+    if recorded.calibrated_at is None:
+        ladder.refusal = start_refusal(video, variant)
+    if ladder.refusal or not calibrated_on_the_start(recorded.calibrated_at, video.frames, variant):
+        ladder.exact["calibration"] = False
+        ladder.stage = "calibration"
+        return ladder
     steps = [
         ("localisation", located),
         ("classification", with_true_readings(located, frames, variant.towers)),
         ("settling", truth_observations(video.frames, variant.towers)),
     ]
-    ladder.misreads, ladder.misread_count = misreads(located, frames, variant)
     for stage, observations in steps:
         ok = bool(is_exact(record_observations(variant.name, observations)))
         ladder.exact[stage] = ok
@@ -309,6 +323,38 @@ def stage_ladder(
             return ladder
     ladder.stage = "inference"
     return ladder
+
+
+def calibrated_on_the_start(
+    frame: int | None, frames: Sequence[FrameFacts], variant: Variant
+) -> bool:
+    """Whether the table calibrated on a frame whose board truly is the start position,
+    with no hand over it (a hand hides squares and the markers the board is found by).
+    Never calibrating is not judged here: the ladder's localisation step tells whether the
+    board could not be found."""
+    if frame is None or frame >= len(frames):
+        return True
+    facts = frames[frame]
+    return not facts.hand and facts.tops == tuple(start_tops(variant))
+
+
+def start_refusal(video: RenderedVideo, variant: Variant) -> str | None:
+    """Calibration's reason for refusing the video's first frame when that frame truly is
+    the start position, hand-free, and the board is found on it: a table that never
+    calibrated then lost the game at calibration (no board found is localisation's)."""
+    if not video.frames or not calibrated_on_the_start(0, video.frames, variant):
+        return None
+    image = next(decoded_frames(video.path), None)
+    if image is None:
+        return None
+    config = ObserverConfig()
+    if isinstance(locate(image, variant.geometry.size, config.markers), BoardNotFound):
+        return None
+    try:
+        calibrate_start_position(image, variant, config=config, source="frame 0")
+    except CalibrationError as error:
+        return str(error)
+    return None
 
 
 def misreads(

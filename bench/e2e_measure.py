@@ -108,6 +108,8 @@ def measure_rendered(
             line["ladder"] = ladder.exact
             line["misread_square_frames"] = ladder.misread_count
             line["misreads"] = ladder.misreads
+            if ladder.refusal:
+                line["calibration_refused"] = ladder.refusal
             if keep is not None:
                 keep.mkdir(parents=True, exist_ok=True)
                 name = f"{game.variant}-{condition.name}-{game.source.replace('#', '-')}.mp4"

@@ -16,8 +16,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bench.e2e import BEGIN, END, interleaved, write_doc
-from bench.e2e_chain import RecordedVideo, misreads, record_video, stage_ladder, truth_located
+from bench.e2e import BEGIN, END, interleaved, run_chain, write_doc
+from bench.e2e_chain import (
+    RecordedVideo,
+    calibrated_on_the_start,
+    misreads,
+    record_video,
+    stage_ladder,
+    start_refusal,
+    truth_located,
+)
 from bench.e2e_games import PlayedGame, generated_game, real_games, select_games
 from bench.e2e_measure import injection_points, measure_game, measure_rendered
 from bench.e2e_run import ChainRun, official_moves, record_observations
@@ -120,6 +128,25 @@ def test_stage_ladder_blames_the_classifier_that_reads_wrong(
     assert ladder.misread_count > 0 and ladder.misreads[0]["read"] == "EMPTY"
 
 
+def test_stage_ladder_blames_a_table_calibrated_after_the_start(
+    rendered: tuple[RenderedVideo, RecordedVideo],
+) -> None:
+    """A table calibrated on a frame plies into the game lost it at calibration: the
+    later substitutions would reuse what it learned there."""
+    video, recorded = rendered
+    variant = find_variant("russian")
+    assert calibrated_on_the_start(recorded.calibrated_at, video.frames, variant)
+    later = next(f.index for f in video.frames if f.plies_done == 2 and not f.hand)
+    assert not calibrated_on_the_start(later, video.frames, variant)
+    hand = next(f.index for f in video.frames if f.plies_done == 0 and f.hand)
+    assert not calibrated_on_the_start(hand, video.frames, variant)
+    assert start_refusal(video, variant) is None  # its start frame calibrates
+    ladder = stage_ladder(
+        video, dataclasses.replace(recorded, calibrated_at=later), variant, "wiring", bool
+    )
+    assert ladder.stage == "calibration" and ladder.exact == {"calibration": False}
+
+
 def test_rendered_captured_piece_left_is_flagged_at_its_ply() -> None:
     """A capture whose last captured piece stays on the board, drawn frame by frame and
     recorded from the video: flagged at that ply, nothing else flagged."""
@@ -216,3 +243,23 @@ def test_doc_tables_are_replaced_between_the_markers(tmp_path: Path) -> None:
     fresh = tmp_path / "new.md"
     write_doc(fresh, "only tables\n")
     assert fresh.read_text() == f"{BEGIN}\nonly tables\n{END}\n"
+
+
+def test_shards_of_a_run_make_the_lines_of_the_whole_run() -> None:
+    games = select_games(None, per_variant=2, plies=8)
+
+    def lines(shard: tuple[int, int]) -> list[tuple[str, str, int, str | None]]:
+        out: list[tuple[str, str, int, str | None]] = []
+
+        def measure(g: PlayedGame, c: Any, seed: int, i: Any) -> dict[str, Any]:
+            return {"game": g.source, "variant": g.variant, "seed": seed,
+                    "injected": i.kind if i else None}  # fmt: skip
+
+        run_chain(games, measure, conditions=["default"], plies=8, injections_per_variant=1,
+                  seed=5, emit=lambda d: out.append(tuple(d.values())), shard=shard)  # fmt: skip
+        return out
+
+    whole = lines((0, 1))
+    shards = lines((0, 3)) + lines((1, 3)) + lines((2, 3))
+    assert sorted(shards, key=repr) == sorted(whole, key=repr)
+    assert any(injected for *_, injected in whole)
