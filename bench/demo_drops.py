@@ -18,18 +18,14 @@ import argparse
 import json
 import random
 import statistics
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pi.capture import Frame, FrameSource
-from pi.config import CameraSettings, load_settings
 from pi.demo import bundled_video
-from pi.journal import Journal
-from pi.tables import TableService
-from pi.wiring import build_pipeline
+from pi.wiring import throwaway_recording
 
 
 class DroppingSource(FrameSource):
@@ -69,28 +65,18 @@ def first_wrong(played: list[str], recorded: list[str]) -> int:
 
 
 def run_once(video: Path, variant: str, rate: float, seed: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="damcam-drops-") as tmp:
-        settings = load_settings(
-            None,
-            variant=variant,
-            journal=Path(tmp) / "journal.sqlite",
-            camera=CameraSettings(source=str(video)),
-        )
-        with Journal(settings.journal) as journal:
-            service = TableService(journal)
-            service.start_game(settings.table, settings.variant)
-            pipeline = build_pipeline(settings, service)
-            source = DroppingSource(pipeline.source, rate, seed)
-            pipeline.source = source
-            health = pipeline.run()
-            record = service.current(settings.table)
-            return {
-                "plies": [p.notation for p in record.plies],
-                "flags": [f"{f.kind}@{f.ply}" for f in record.flags],
-                "frames": health.frames_processed,
-                "dropped": source.dropped,
-                "errors": health.errors,
-            }
+    with throwaway_recording(video, variant) as (pipeline, service):
+        source = DroppingSource(pipeline.source, rate, seed)
+        pipeline.source = source
+        health = pipeline.run()
+        record = service.current(pipeline.table_id)
+    return {
+        "plies": [p.notation for p in record.plies],
+        "flags": [f"{f.kind}@{f.ply}" for f in record.flags],
+        "frames": health.frames_processed,
+        "dropped": source.dropped,
+        "errors": health.errors,
+    }
 
 
 def main() -> None:

@@ -22,7 +22,6 @@ because the true start frame was refused though its board was found.
 from __future__ import annotations
 
 import dataclasses
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,12 +35,9 @@ from bench.e2e_run import ChainRun, TimedRecorder, record_observations
 from bench.e2e_video import FrameFacts, RenderedVideo, truth_homography
 from calibration.table import CalibrationError, calibrate_start_position, start_tops
 from pi.capture import Frame
-from pi.config import CameraSettings, load_settings
-from pi.journal import Journal
 from pi.pipeline import Recognizer
 from pi.scoresheet import game_pdn
-from pi.tables import TableService
-from pi.wiring import build_pipeline
+from pi.wiring import throwaway_recording
 from rules import Variant, find_variant
 from rules.observation import Observation, SquareReading, Top
 from vision.classifier import SquareClassifier
@@ -151,27 +147,17 @@ class RecordedVideo:
 
 def record_video(video: Path, variant: str, reader: str = "wiring") -> RecordedVideo:
     """``damcam record VIDEO --variant VARIANT``, the frames' vision tapped."""
-    with tempfile.TemporaryDirectory(prefix="damcam-e2e-") as tmp:
-        settings = load_settings(
-            None,
-            variant=variant,
-            journal=Path(tmp) / "journal.sqlite",
-            camera=CameraSettings(source=str(video)),
-        )
-        with Journal(settings.journal) as journal:
-            service = TableService(journal)
-            service.start_game(settings.table, settings.variant)
-            pipeline = build_pipeline(settings, service)
-            if pipeline.recognize is None:
-                raise ValueError(f"{video}: the wiring built no vision stage for a video")
-            tap = TappedVision(pipeline.recognize, reader, find_variant(variant))
-            pipeline.recognize = tap
-            timed = TimedRecorder(pipeline.recorder)
-            pipeline.recorder = timed
-            began, cpu = time.perf_counter(), time.process_time()
-            health = pipeline.run()
-            wall, cpu_spent = time.perf_counter() - began, time.process_time() - cpu
-            record = service.current(settings.table)
+    with throwaway_recording(video, variant) as (pipeline, service):
+        if pipeline.recognize is None:
+            raise ValueError(f"{video}: the wiring built no vision stage for a video")
+        tap = TappedVision(pipeline.recognize, reader, find_variant(variant))
+        pipeline.recognize = tap
+        timed = TimedRecorder(pipeline.recorder)
+        pipeline.recorder = timed
+        began, cpu = time.perf_counter(), time.process_time()
+        health = pipeline.run()
+        wall, cpu_spent = time.perf_counter() - began, time.process_time() - cpu
+        record = service.current(pipeline.table_id)
     run = ChainRun(
         record, game_pdn(record), timed.moves, health.frames_processed, wall, health.errors
     )

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import logging
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -14,7 +18,8 @@ from calibration.table import (
 )
 from models.classifier import ModelFileError, OnnxSquareClassifier
 from pi.capture import Frame, FrameSource, open_source
-from pi.config import Settings
+from pi.config import CameraSettings, Settings, load_settings
+from pi.journal import Journal
 from pi.pipeline import LivePipeline, Recognizer
 from pi.recording import RecorderAdapter
 from pi.tables import TableService
@@ -152,3 +157,21 @@ def build_pipeline(
         settings.table,
         stale_seconds=settings.camera.stale_seconds,
     )
+
+
+@contextmanager
+def throwaway_recording(video: Path, variant: str) -> Iterator[tuple[LivePipeline, TableService]]:
+    """``damcam record VIDEO --variant VARIANT``'s pipeline over a journal in a temporary
+    folder, for benches and tests that look inside the chain (tap a stage, drop frames)
+    before they run it; the game is ``service.current(pipeline.table_id)``."""
+    with tempfile.TemporaryDirectory(prefix="damcam-record-") as tmp:
+        settings = load_settings(
+            None,
+            variant=variant,
+            journal=Path(tmp) / "journal.sqlite",
+            camera=CameraSettings(source=str(video)),
+        )
+        with Journal(settings.journal) as journal:
+            service = TableService(journal)
+            service.start_game(settings.table, settings.variant)
+            yield build_pipeline(settings, service), service

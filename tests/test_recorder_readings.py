@@ -59,13 +59,14 @@ def _record(observations: list[Observation], recorder: Recorder) -> Recorder:
     return recorder
 
 
-def _as_king(squares: set[int]) -> Reader:
-    """A classifier that takes the men on ``squares`` for kings, four times in five."""
+def _as_king(squares: set[int], king: float = 0.8) -> Reader:
+    """A classifier sure of the side of the men on ``squares`` that takes them for kings
+    with probability ``king`` (four times in five; 0.5: it cannot tell their rank)."""
 
     def read(sq: int, top: Top) -> SquareReading:
         if sq in squares and top in (Top.WHITE_MAN, Top.BLACK_MAN):
             probs = [0.0] * 5
-            probs[top], probs[top + 1] = 0.2, 0.8
+            probs[top], probs[top + 1] = 1.0 - king, king
             return SquareReading(tuple(probs))  # type: ignore[arg-type]
         return SquareReading.certain(top)
 
@@ -181,19 +182,6 @@ def test_a_captured_piece_left_that_reads_as_a_king_is_flagged() -> None:
     assert recorder.position.piece_at(square) == positions[-1].piece_at(square)  # a man
 
 
-def _rank_unsure(squares: set[int]) -> Reader:
-    """A classifier sure of the side of the men on ``squares`` but not of their rank."""
-
-    def read(sq: int, top: Top) -> SquareReading:
-        if sq in squares and top in (Top.WHITE_MAN, Top.BLACK_MAN):
-            probs = [0.0] * 5
-            probs[top], probs[top + 1] = 0.5, 0.5
-            return SquareReading(tuple(probs))  # type: ignore[arg-type]
-        return SquareReading.certain(top)
-
-    return read
-
-
 def test_a_captured_piece_left_of_unsure_rank_is_not_taken_for_captured() -> None:
     """Czech, rendered, the gate refreshing after one still frame: the man left on g5
     after h4:f6 read as a king, then as a man, so its rank was unsure over the settle
@@ -208,7 +196,7 @@ def test_a_captured_piece_left_of_unsure_rank_is_not_taken_for_captured() -> Non
     left[square] = Top.BLACK_MAN
     boards = [_tops(p) for p in positions] + [tuple(left)]
     recorder = Recorder(variant)
-    for o in _frames(boards, _rank_unsure({square}), hold=40):
+    for o in _frames(boards, _as_king({square}, king=0.5), hold=40):
         recorder.feed(o)
     assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
     assert recorder.position.piece_at(square) == positions[-1].piece_at(square)
@@ -220,7 +208,7 @@ def test_a_man_of_unsure_rank_still_moves() -> None:
     variant = find_variant("international")
     moves = ["32-28", "19-23", "28x19", "14x23", "33-28"]
     positions = _played(Position.initial(variant), moves)
-    unsure = _rank_unsure({variant.geometry.parse_square(s) for s in ("19", "23", "28")})
+    unsure = _as_king({variant.geometry.parse_square(s) for s in ("19", "23", "28")}, king=0.5)
     recorder = _record(_frames(positions, unsure), Recorder(variant))
     assert [p.notation for p in recorder.record] == moves
     assert recorder.flags == []
