@@ -149,18 +149,21 @@ class OcclusionGate:
         _, labels, stats, _ = cv2.connectedComponentsWithStats(
             mask.astype(np.uint8), connectivity=8
         )
-        side = mask.shape[0]
         limit = self.settings.hand_cells * self.settings.cell_px**2
-        x, y, w, h, area = (np.asarray(stats)[:, k] for k in range(5))
-        cell = self.settings.cell_px
-        # An arm crosses the board's edge over more than a cell; a man put down on an edge
-        # square (its top leaning out under a tilted camera) touches it over less, and
-        # the outermost pixels flicker as the edge shifts by a fraction of a pixel.
-        across_top_or_bottom = ((y == 0) | (y + h >= side)) & (w > cell)
-        across_a_side = ((x == 0) | (x + w >= side)) & (h > cell)
-        hand = (area > limit) | ((across_top_or_bottom | across_a_side) & (area > limit / 4))
+        area = np.asarray(stats)[:, cv2.CC_STAT_AREA]
+        # An arm crosses the board's edge over more than a cell; a man on an edge square
+        # touches it over less. Measured where the region meets the edge, not by its
+        # extent along it: a man emptied from or put on an edge square, with its shadow
+        # or its top leaning out, spans more than a cell along the edge (pale wood, a
+        # tilted camera) while touching it over half of one. The outermost two pixels,
+        # because they flicker as the edge shifts by a fraction of a pixel.
+        grid = np.asarray(labels)
+        band = (grid[:2], grid[-2:], grid[:, :2].T, grid[:, -2:].T)
+        lines = [np.bincount(line, minlength=len(area)) for edge in band for line in edge]
+        across = np.max(lines, axis=0) > self.settings.cell_px
+        hand = (area > limit) | (across & (area > limit / 4))
         hand[0] = False  # the background label
-        return np.asarray(hand[np.asarray(labels)], np.bool_)
+        return np.asarray(hand[grid], np.bool_)
 
     def _light_changed(self, changed: npt.NDArray[np.bool_]) -> bool:
         """Whether the inner part of a light square has changed: pieces stand only on
