@@ -40,10 +40,12 @@ class OcclusionSettings:
     looks (a skin-coloured hand on a light wooden board changes little but its outline).
     With that check one still frame is enough to refresh (it was 3 before it): a moved
     cream man, skin-coloured to the gate, is hidden only until then, and the recorder's
-    own 4 frames start a frame after the hand has gone rather than three. A settled change
-    that covers the middle of a playable square, is at most ``piece_cells`` cells and does
-    not cross the edge is a piece with its lean and shadow (a tall tower, a tilted camera,
-    pale wood): it neither counts as a hand nor trips the light-square check."""
+    own 4 frames start a frame after the hand has gone rather than three. Once the board
+    has been still for ``piece_frames``, a change that covers the middle of a playable
+    square, is at most ``piece_cells`` cells and does not cross the edge is a piece with
+    its lean and shadow (a tall tower, a tilted camera, pale wood): it neither counts as
+    a hand nor trips the light-square check. Not at once: a hand over the board pausing
+    for a frame, its arm out of the picture, looks the same."""
 
     change: float = 25.0
     still_frames: int = 1
@@ -53,6 +55,7 @@ class OcclusionSettings:
     stale_frames: int = 90
     light_change: float = 0.1
     piece_cells: float = 3.0
+    piece_frames: int = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +125,9 @@ class OcclusionGate:
             or self._still_count >= s.stale_frames
             or (
                 self._still_count >= s.still_frames
-                and not self._hand_regions(hidden & ~(pieces := self._pieces(changed))).any()
+                and not self._hand_regions(
+                    hidden & ~(pieces := self._settled_pieces(changed))
+                ).any()
                 and not self._light_changed(changed & ~pieces)
             )
         ):
@@ -155,6 +160,12 @@ class OcclusionGate:
         hand = (area > limit) | (across & (area > limit / 4))
         hand[0] = False  # the background label
         return np.asarray(hand[grid], np.bool_)
+
+    def _settled_pieces(self, changed: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """:meth:`_pieces` once the board has been still for ``piece_frames``; else none."""
+        if self._still_count < self.settings.piece_frames:
+            return np.zeros_like(changed)
+        return self._pieces(changed)
 
     def _pieces(self, changed: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
         """The connected parts of ``changed`` that are a piece put down or taken away:
