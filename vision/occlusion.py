@@ -40,7 +40,12 @@ class OcclusionSettings:
     looks (a skin-coloured hand on a light wooden board changes little but its outline).
     With that check one still frame is enough to refresh (it was 3 before it): a moved
     cream man, skin-coloured to the gate, is hidden only until then, and the recorder's
-    own 4 frames start a frame after the hand has gone rather than three."""
+    own 4 frames start a frame after the hand has gone rather than three. Once the board
+    has been still for ``piece_frames``, a change that covers the middle of a playable
+    square, is at most ``piece_cells`` cells and does not cross the edge is a piece with
+    its lean and shadow (a tall tower, a tilted camera, pale wood): it neither counts as
+    a hand nor trips the light-square check. Not at once: a hand over the board pausing
+    for a frame, its arm out of the picture, looks the same."""
 
     change: float = 25.0
     still_frames: int = 1
@@ -49,6 +54,8 @@ class OcclusionSettings:
     hand_cells: float = 1.5
     stale_frames: int = 90
     light_change: float = 0.1
+    piece_cells: float = 3.0
+    piece_frames: int = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +125,10 @@ class OcclusionGate:
             or self._still_count >= s.stale_frames
             or (
                 self._still_count >= s.still_frames
-                and not self._hand_regions(hidden).any()
-                and not self._light_changed(changed)
+                and not self._hand_regions(
+                    hidden & ~(pieces := self._settled_pieces(changed))
+                ).any()
+                and not self._light_changed(changed & ~pieces)
             )
         ):
             self._stable = colour
@@ -146,21 +155,63 @@ class OcclusionGate:
         than a cell of the board's edge."""
         if not mask.any():
             return mask
+        grid, area, across = self._regions(mask)
+        limit = self.settings.hand_cells * self.settings.cell_px**2
+        hand = (area > limit) | (across & (area > limit / 4))
+        hand[0] = False  # the background label
+        return np.asarray(hand[grid], np.bool_)
+
+    def _settled_pieces(self, changed: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """:meth:`_pieces` once the board has been still for ``piece_frames``; else none."""
+        if self._still_count < self.settings.piece_frames:
+            return np.zeros_like(changed)
+        return self._pieces(changed)
+
+    def _pieces(self, changed: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """The connected parts of ``changed`` that are a piece put down or taken away:
+        covering at least half the middle of a playable square (where a man stands), no
+        larger than ``piece_cells`` cells and not crossing the board's edge. With its
+        shadow or its top leaning into the next squares a tall tower (bashni, lasca) is
+        two cells or more, and reaches into the middle of a light square; a hand on the
+        board is larger or comes in across the edge, and a skin-coloured one on a board
+        of its colour changes only in bits, square by square (see :meth:`_light_changed`)."""
+        if not changed.any():
+            return changed
+        grid, area, across = self._regions(changed)
+        n, px = self.size, self.settings.cell_px
+        margin = px // 4
+        rows, cols = np.indices((n, n))
+        playable = ((rows + cols) % 2 == self.dark_parity).ravel()
+        inner = grid[: n * px, : n * px].reshape(n, px, n, px)[
+            :, margin : px - margin, :, margin : px - margin
+        ]
+        per_cell = inner.transpose(0, 2, 1, 3).reshape(n * n, -1)[playable]
+        labels = len(area)
+        counts = np.stack([np.bincount(cell, minlength=labels) for cell in per_cell])
+        covers = counts.max(axis=0) >= per_cell.shape[1] / 2
+        piece = covers & (area <= self.settings.piece_cells * px**2) & ~across
+        piece[0] = False  # the background label
+        return np.asarray(piece[grid], np.bool_)
+
+    def _regions(
+        self, mask: npt.NDArray[np.bool_]
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+        """The connected regions of ``mask``: their labels, each label's area, and whether it
+        crosses the board's edge. An arm crosses the edge over more than a cell; a man on an
+        edge square touches it over less. Measured where the region meets the edge, not by
+        its extent along it: a man emptied from or put on an edge square, with its shadow or
+        its top leaning out, spans more than a cell along the edge (pale wood, a tilted
+        camera) while touching it over half of one. The outermost two pixels, because they
+        flicker as the edge shifts by a fraction of a pixel."""
         _, labels, stats, _ = cv2.connectedComponentsWithStats(
             mask.astype(np.uint8), connectivity=8
         )
-        side = mask.shape[0]
-        limit = self.settings.hand_cells * self.settings.cell_px**2
-        x, y, w, h, area = (np.asarray(stats)[:, k] for k in range(5))
-        cell = self.settings.cell_px
-        # An arm crosses the board's edge over more than a cell; a man put down on an edge
-        # square (its top leaning out under a tilted camera) touches it over less, and
-        # the outermost pixels flicker as the edge shifts by a fraction of a pixel.
-        across_top_or_bottom = ((y == 0) | (y + h >= side)) & (w > cell)
-        across_a_side = ((x == 0) | (x + w >= side)) & (h > cell)
-        hand = (area > limit) | ((across_top_or_bottom | across_a_side) & (area > limit / 4))
-        hand[0] = False  # the background label
-        return np.asarray(hand[np.asarray(labels)], np.bool_)
+        grid = np.asarray(labels, np.int32)
+        area = np.asarray(stats, np.int64)[:, cv2.CC_STAT_AREA]
+        band = (grid[:2], grid[-2:], grid[:, :2].T, grid[:, -2:].T)
+        lines = [np.bincount(line, minlength=len(area)) for edge in band for line in edge]
+        across = np.asarray(np.max(lines, axis=0) > self.settings.cell_px, np.bool_)
+        return grid, area, across
 
     def _light_changed(self, changed: npt.NDArray[np.bool_]) -> bool:
         """Whether the inner part of a light square has changed: pieces stand only on

@@ -1,0 +1,67 @@
+"""The hand gate on a pale wooden board, as the e2e run found it (docs/e2e.md, run6): a
+settled board with no hand over it must refresh the gate's stable image, though a man
+emptied from an edge square, with its shadow, spans more than a cell along the edge, and
+a tall tower with its shadow is larger than a hand's limit and reaches into the middle of
+a light square; a hand pausing over the board is still not taken into it at once."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.occlusion import Gate, OcclusionGate
+
+LIGHT, DARK = (150, 190, 220), (60, 90, 130)  # BGR: pale wood, skin-toned light squares
+MAN = (140, 170, 225)  # a white man, skin-coloured to the gate
+
+
+def _board() -> np.ndarray:
+    """A rectified 8x8 board of 16 px cells; pieces stand on the dark squares."""
+    board = np.zeros((128, 128, 3), np.uint8)
+    for r in range(8):
+        for c in range(8):
+            board[r * 16 : r * 16 + 16, c * 16 : c * 16 + 16] = DARK if (r + c) % 2 else LIGHT
+    return board
+
+
+def _settled(gate: OcclusionGate, board: np.ndarray) -> None:
+    for _ in range(4):
+        assert gate.update(board).occlusion == 0.0
+
+
+def test_a_man_emptied_from_an_edge_square_with_its_shadow_is_refreshed() -> None:
+    """The man on (3, 0) and its shadow span 20 px along the left edge, but touch it over
+    a few: no arm. The old gate took the span for an arm and kept the emptied square
+    hidden until its 90 still frames ran out."""
+    board = _board()
+    before = board.copy()
+    cv2.ellipse(before, (5, 58), (6, 10), 0, 0, 360, MAN, -1)  # a man and its shadow
+    gate = OcclusionGate(8)
+    _settled(gate, before)
+    emptied = [gate.update(board) for _ in range(4)]
+    assert emptied[-1].occlusion == 0.0 and emptied[-1].cells.max() == 0.0
+
+
+def _tower_put_down() -> np.ndarray:
+    """A tall cream tower put down on (3, 4), its shadow falling over the light square
+    (4, 4) below it: 1.7 cells of change, no hand anywhere."""
+    tower = _board()
+    cv2.ellipse(tower, (72, 72), (7, 14), 0, 0, 360, (30, 45, 65), -1)
+    cv2.circle(tower, (72, 56), 7, MAN, -1)
+    return tower
+
+
+def test_a_tall_tower_with_its_shadow_settles_into_the_stable_board() -> None:
+    gate = OcclusionGate(8)
+    _settled(gate, _board())
+    readings = [gate.update(_tower_put_down()) for _ in range(9)]
+    assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
+
+
+def test_a_hand_pausing_over_the_board_is_not_taken_for_a_piece_at_once() -> None:
+    """The same change held for a few frames could be a hand whose arm is out of the
+    picture: it stays hidden until the board has been still for ``piece_frames``."""
+    gate = OcclusionGate(8)
+    _settled(gate, _board())
+    paused: list[Gate] = [gate.update(_tower_put_down()) for _ in range(gate.settings.piece_frames)]
+    assert all(g.cells[3, 4] > 0.3 and g.occlusion > 0.0 for g in paused)
