@@ -164,20 +164,27 @@ def test_a_captured_piece_left_is_flagged_while_a_man_flickers_to_a_king() -> No
     assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
 
 
-def test_a_captured_piece_left_that_reads_as_a_king_is_flagged() -> None:
-    """Portuguese and english, rendered: the man left on the board after 14:23 read as a
-    king, so no irregularity fitted the picture as read and it was resynced as
-    'unexplained'; the arbiter now also judges it with its kings taken as maybe men."""
+def _captured_man_left_on_22(king: float) -> tuple[Recorder, list[Position], int]:
+    """International 32-28 17-22 28x17 with the black man taken on 22 left on the board
+    and read as a king with probability ``king``: the recorder fed, the positions played
+    before the capture, the square."""
     variant = find_variant("international")
     positions = _played(Position.initial(variant), ["32-28", "17-22"])
-    after = positions[-1].push_text("28x17")
-    left = list(_tops(after))
+    left = list(_tops(positions[-1].push_text("28x17")))
     square = variant.geometry.parse_square("22")
     left[square] = Top.BLACK_MAN
     boards = [_tops(p) for p in positions] + [tuple(left)]
     recorder = Recorder(variant)
-    for o in _frames(boards, _as_king({square}), hold=40):
+    for o in _frames(boards, _as_king({square}, king=king), hold=40):
         recorder.feed(o)
+    return recorder, positions, square
+
+
+def test_a_captured_piece_left_that_reads_as_a_king_is_flagged() -> None:
+    """Portuguese and english, rendered: the man left on the board after 14:23 read as a
+    king, so no irregularity fitted the picture as read and it was resynced as
+    'unexplained'; the arbiter now also judges it with its kings taken as maybe men."""
+    recorder, positions, square = _captured_man_left_on_22(king=0.8)
     assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
     assert recorder.position.piece_at(square) == positions[-1].piece_at(square)  # a man
 
@@ -188,16 +195,7 @@ def test_a_captured_piece_left_of_unsure_rank_is_not_taken_for_captured() -> Non
     window; the square counted as unread, h4:f6 (which empties it) fitted the rest, was
     recorded, and the man then seen on g5 was 'unexplained'. A square whose side is sure
     is read, its rank left open."""
-    variant = find_variant("international")
-    positions = _played(Position.initial(variant), ["32-28", "17-22"])
-    after = positions[-1].push_text("28x17")
-    left = list(_tops(after))
-    square = variant.geometry.parse_square("22")
-    left[square] = Top.BLACK_MAN
-    boards = [_tops(p) for p in positions] + [tuple(left)]
-    recorder = Recorder(variant)
-    for o in _frames(boards, _as_king({square}, king=0.5), hold=40):
-        recorder.feed(o)
+    recorder, positions, square = _captured_man_left_on_22(king=0.5)
     assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
     assert recorder.position.piece_at(square) == positions[-1].piece_at(square)
 
