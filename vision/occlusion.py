@@ -128,7 +128,7 @@ class OcclusionGate:
                 and not self._hand_regions(
                     hidden & ~(pieces := self._settled_pieces(changed))
                 ).any()
-                and not self._light_changed(changed & ~pieces)
+                and not self._light_changed(changed & ~pieces & ~self._uncovered(colour, stable))
             )
         ):
             self._stable = colour
@@ -212,6 +212,27 @@ class OcclusionGate:
         lines = [np.bincount(line, minlength=len(area)) for edge in band for line in edge]
         across = np.asarray(np.max(lines, axis=0) > self.settings.cell_px, np.bool_)
         return grid, area, across
+
+    def _uncovered(self, colour: FloatImage, stable: FloatImage) -> npt.NDArray[np.bool_]:
+        """Pixels of the light squares that show the bare light square now but did not in
+        the stable image: a tall tower's lean or shadow that left it (the tower was taken
+        down a piece or moved away). Nothing put over a light square (a hand, an arm, its
+        shadow) makes it look bare. The bare colour is the light squares' median in this
+        frame: a hand covers a few of them at most."""
+        n, px = self.size, self.settings.cell_px
+        margin = px // 4
+        rows, cols = np.indices((n, n))
+        light = np.kron(((rows + cols) % 2 != self.dark_parity), np.ones((px, px), bool))
+        inner = np.zeros((px, px), bool)
+        inner[margin : px - margin, margin : px - margin] = True
+        middles = light & np.tile(inner, (n, n))
+        bare = np.median(colour[: n * px, : n * px][middles], axis=0)
+        tolerance = self.settings.change
+        looks_bare = (np.abs(colour[: n * px, : n * px] - bare) <= tolerance).all(axis=2)
+        was_bare = (np.abs(stable[: n * px, : n * px] - bare) <= tolerance).all(axis=2)
+        uncovered = np.zeros(colour.shape[:2], bool)
+        uncovered[: n * px, : n * px] = light & looks_bare & ~was_bare
+        return uncovered
 
     def _light_changed(self, changed: npt.NDArray[np.bool_]) -> bool:
         """Whether the inner part of a light square has changed: pieces stand only on
