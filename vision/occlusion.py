@@ -7,7 +7,8 @@ image is refreshed once the whole board has been still for a few frames and what
 is piece-sized (a moved man may well be skin-coloured: cream, red or wooden sets); a
 large or edge-reaching difference is an arm and waits, and so does any change on a light
 square, where no piece ever stands (a hand the colour of the board shows little more
-than its outline). Differences are taken against the
+than its outline), unless it shows the bare square again (a tall tower's lean or shadow
+has left it). Differences are taken against the
 3x3 neighbourhood, so the sway of a camera by a pixel is not motion.
 """
 
@@ -45,7 +46,9 @@ class OcclusionSettings:
     square, is at most ``piece_cells`` cells and does not cross the edge is a piece with
     its lean and shadow (a tall tower, a tilted camera, pale wood): it neither counts as
     a hand nor trips the light-square check. Not at once: a hand over the board pausing
-    for a frame, its arm out of the picture, looks the same."""
+    for a frame, its arm out of the picture, looks the same. Nor does a light square
+    that looks bare again (within ``change`` of the light squares' median) where the
+    stable image did not: something left it, nothing was put on it."""
 
     change: float = 25.0
     still_frames: int = 1
