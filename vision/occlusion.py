@@ -131,7 +131,7 @@ class OcclusionGate:
                 and not self._hand_regions(
                     hidden & ~(pieces := self._settled_pieces(changed))
                 ).any()
-                and not self._light_changed(changed & ~pieces & ~self._uncovered(colour, stable))
+                and not self._light_covered(changed & ~pieces, colour, stable)
             )
         ):
             self._stable = colour
@@ -215,6 +215,15 @@ class OcclusionGate:
         lines = [np.bincount(line, minlength=len(area)) for edge in band for line in edge]
         across = np.asarray(np.max(lines, axis=0) > self.settings.cell_px, np.bool_)
         return grid, area, across
+
+    def _light_covered(
+        self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
+    ) -> bool:
+        """:meth:`_light_changed`, leaving out what is :meth:`_uncovered` (worked out only
+        where a light square has changed at all: most frames pay nothing for it)."""
+        return self._light_changed(changed) and self._light_changed(
+            changed & ~self._uncovered(colour, stable)
+        )
 
     def _uncovered(self, colour: FloatImage, stable: FloatImage) -> npt.NDArray[np.bool_]:
         """Pixels of the light squares that show the bare light square now but did not in
