@@ -65,3 +65,45 @@ def test_a_hand_pausing_over_the_board_is_not_taken_for_a_piece_at_once() -> Non
     _settled(gate, _board())
     paused: list[Gate] = [gate.update(_tower_put_down()) for _ in range(gate.settings.piece_frames)]
     assert all(g.cells[3, 4] > 0.3 and g.occlusion > 0.0 for g in paused)
+
+
+SIDE = (40, 60, 80)  # BGR: a dark man's colour and a tower's dark side
+
+
+def _tall_tower() -> np.ndarray:
+    """A tall tower on (3, 4), a cream man on top of dark ones: its dark side and shadow
+    fall 7 px into the light square (4, 4) below it, its top leans 4 px up."""
+    board = _board()
+    cv2.ellipse(board, (72, 60), (7, 10), 0, 0, 360, SIDE, -1)
+    cv2.circle(board, (72, 52), 7, MAN, -1)
+    return board
+
+
+def _taken_down() -> np.ndarray:
+    """The same square after a capture took the tower's top men: a short dark stack,
+    and the light square below it bare again."""
+    board = _board()
+    cv2.circle(board, (72, 56), 7, SIDE, -1)
+    return board
+
+
+def test_a_tall_tower_taken_down_leaves_its_light_square_bare_and_the_board_refreshes() -> None:
+    """lasca generated#3 in the e2e run: the light square below a tall tower, bare again
+    once the tower is shorter, changed apart from the tower's top (between them both
+    images are dark), so the old gate read it as a hand on a light square and kept the
+    stable image until the video ended."""
+    gate = OcclusionGate(8)
+    _settled(gate, _tall_tower())
+    readings = [gate.update(_taken_down()) for _ in range(9)]
+    assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
+
+
+def test_a_hand_over_the_light_square_a_tower_leaned_on_still_holds_the_board() -> None:
+    """Only a light square that looks bare again is let off: a skin-coloured hand over
+    the same pixels, still, keeps the stable image from refreshing."""
+    gate = OcclusionGate(8)
+    _settled(gate, _tall_tower())
+    covered = _taken_down()
+    covered[64:80, 66:80] = (112, 150, 210)  # a hand's fingers, still, over (4, 4)
+    readings = [gate.update(covered) for _ in range(12)]
+    assert all(g.cells[4, 4] > 0.3 for g in readings)

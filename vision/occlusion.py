@@ -7,7 +7,8 @@ image is refreshed once the whole board has been still for a few frames and what
 is piece-sized (a moved man may well be skin-coloured: cream, red or wooden sets); a
 large or edge-reaching difference is an arm and waits, and so does any change on a light
 square, where no piece ever stands (a hand the colour of the board shows little more
-than its outline). Differences are taken against the
+than its outline), unless it shows the bare square again (a tall tower's lean or shadow
+has left it). Differences are taken against the
 3x3 neighbourhood, so the sway of a camera by a pixel is not motion.
 """
 
@@ -45,7 +46,9 @@ class OcclusionSettings:
     square, is at most ``piece_cells`` cells and does not cross the edge is a piece with
     its lean and shadow (a tall tower, a tilted camera, pale wood): it neither counts as
     a hand nor trips the light-square check. Not at once: a hand over the board pausing
-    for a frame, its arm out of the picture, looks the same."""
+    for a frame, its arm out of the picture, looks the same. Nor does a light square
+    that looks bare again (within ``change`` of the light squares' median) where the
+    stable image did not: something left it, nothing was put on it."""
 
     change: float = 25.0
     still_frames: int = 1
@@ -128,7 +131,7 @@ class OcclusionGate:
                 and not self._hand_regions(
                     hidden & ~(pieces := self._settled_pieces(changed))
                 ).any()
-                and not self._light_changed(changed & ~pieces)
+                and not self._light_covered(changed & ~pieces, colour, stable)
             )
         ):
             self._stable = colour
@@ -212,6 +215,36 @@ class OcclusionGate:
         lines = [np.bincount(line, minlength=len(area)) for edge in band for line in edge]
         across = np.asarray(np.max(lines, axis=0) > self.settings.cell_px, np.bool_)
         return grid, area, across
+
+    def _light_covered(
+        self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
+    ) -> bool:
+        """:meth:`_light_changed`, leaving out what is :meth:`_uncovered` (worked out only
+        where a light square has changed at all: most frames pay nothing for it)."""
+        return self._light_changed(changed) and self._light_changed(
+            changed & ~self._uncovered(colour, stable)
+        )
+
+    def _uncovered(self, colour: FloatImage, stable: FloatImage) -> npt.NDArray[np.bool_]:
+        """Pixels of the light squares that show the bare light square now but did not in
+        the stable image: a tall tower's lean or shadow that left it (the tower was taken
+        down a piece or moved away). Nothing put over a light square (a hand, an arm, its
+        shadow) makes it look bare. The bare colour is the light squares' median in this
+        frame: a hand covers a few of them at most."""
+        n, px = self.size, self.settings.cell_px
+        margin = px // 4
+        rows, cols = np.indices((n, n))
+        light = np.kron(((rows + cols) % 2 != self.dark_parity), np.ones((px, px), bool))
+        inner = np.zeros((px, px), bool)
+        inner[margin : px - margin, margin : px - margin] = True
+        middles = light & np.tile(inner, (n, n))
+        bare = np.median(colour[: n * px, : n * px][middles], axis=0)
+        tolerance = self.settings.change
+        looks_bare = (np.abs(colour[: n * px, : n * px] - bare) <= tolerance).all(axis=2)
+        was_bare = (np.abs(stable[: n * px, : n * px] - bare) <= tolerance).all(axis=2)
+        uncovered = np.zeros(colour.shape[:2], bool)
+        uncovered[: n * px, : n * px] = light & looks_bare & ~was_bare
+        return uncovered
 
     def _light_changed(self, changed: npt.NDArray[np.bool_]) -> bool:
         """Whether the inner part of a light square has changed: pieces stand only on
