@@ -106,6 +106,12 @@ class RecorderConfig:
     """An unexplained picture must stand this long before it is flagged (I 5.5)."""
     max_unknown_squares: int = 2
     """Irregularities are judged only on pictures with at most this many unread squares."""
+    visit_end_frames: int = 2
+    """Good frames in a row that end a hand visit (one clear frame, with no occlusion or
+    motion above ``clear_frame_fraction``, also does): the gate lets a single frame
+    through now and then while a hand is still over the board."""
+    clear_frame_fraction: float = 0.005
+    """A good frame with occlusion and motion at most this is clear of any hand."""
     frame_gap_frames: float = 1.5
     """A frame that comes later than this many typical frame intervals after the one before
     (or whose frame index jumps) breaks the run of frames: the hand visits are not counted
@@ -281,6 +287,7 @@ class Recorder:
         self._visits = HandVisits(
             variant,
             gap_frames=self.config.frame_gap_frames,
+            end_frames=self.config.visit_end_frames,
             glimpse_nats=self.config.glimpse_nats,
             occluded=self.config.square_occluded_fraction,
         )
@@ -328,7 +335,8 @@ class Recorder:
         if sight is Sight.BLIND:
             self._visits.see(obs.time, obs.frame_index, sight)
         else:  # a hand's frame carries no evidence, but it may glimpse squares it leaves free
-            self._visits.see(obs.time, obs.frame_index, sight, readings, self._swapped)
+            clear = max(obs.occlusion, obs.motion) <= cfg.clear_frame_fraction
+            self._visits.see(obs.time, obs.frame_index, sight, readings, self._swapped, clear)
         if sight is not Sight.GOOD:
             return None
         floor = cfg.probability_floor

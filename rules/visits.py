@@ -53,11 +53,19 @@ class HandVisits:
     for a picture), whether their count can be trusted, and the sides glimpsed."""
 
     def __init__(
-        self, variant: Variant, *, gap_frames: float, glimpse_nats: float, occluded: float
+        self,
+        variant: Variant,
+        *,
+        gap_frames: float,
+        end_frames: int,
+        glimpse_nats: float,
+        occluded: float,
     ) -> None:
         self._bits = variant.geometry.bits
         self._all = variant.geometry.all_squares
         self._gap = gap_frames
+        self._end = end_frames
+        self._good_run = 0
         self._glimpse = glimpse_nats
         self._occluded = occluded
         self._intervals: deque[float] = deque(maxlen=_INTERVALS_KEPT)
@@ -82,17 +90,30 @@ class HandVisits:
         sight: Sight,
         readings: Sequence[SquareReading] = (),
         swapped: bool = False,
+        clear: bool = False,
     ) -> None:
         """Take one frame: ``readings`` in the recorder's square order, ``swapped`` when
-        their colours are to be read the other way round."""
+        their colours are to be read the other way round; ``clear``: a good frame with no
+        trace of a hand or motion at all.
+
+        A visit ends with a clear frame or ``end_frames`` good frames in a row: the gate
+        lets a single frame through now and then while a hand is over the board (a
+        rendered pool game, one frame at 7.3 s in the middle of a capture)."""
         self._check_gap(time, index)
         if sight is Sight.BLIND:
             self.broken = True
             self._in_hand = False
+            self._good_run = 0
             return
-        if sight is Sight.HAND and not self._in_hand:
-            self.count += 1
-        self._in_hand = sight is Sight.HAND
+        if sight is Sight.HAND:
+            if not self._in_hand:
+                self.count += 1
+            self._in_hand = True
+            self._good_run = 0
+        else:
+            self._good_run += 1
+            if clear or self._good_run >= self._end:
+                self._in_hand = False
         self._glimpse_sides(readings, swapped)
 
     def fewer_than(self, plies: int) -> bool:
