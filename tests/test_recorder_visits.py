@@ -25,7 +25,8 @@ FPS = 10.0
 Segment = tuple[str, Position | None, int, frozenset[int]]
 """(kind, board, frames, squares hidden): ``still`` frames of the board; ``hand`` frames
 (a hand over the board: occlusion and motion), reading the board where not hidden;
-``lost`` frames with the board not found; ``gap`` frames dropped (time goes on)."""
+``through`` frames the gate lets through with a hand still there (a little occlusion and
+motion); ``lost`` frames with the board not found; ``gap`` frames dropped (time goes on)."""
 
 
 def _readings(position: Position, hidden: frozenset[int]) -> tuple[SquareReading, ...]:
@@ -46,9 +47,9 @@ def _observations(segments: Iterable[Segment]) -> list[Observation]:
             t = index / FPS
             if kind == "lost":
                 out.append(Observation(t, (), board_found=False, frame_index=index))
-            elif kind in ("still", "hand"):
+            elif kind in ("still", "hand", "through"):
                 assert board is not None
-                hand = (0.4, 0.3) if kind == "hand" else (0.0, 0.0)
+                hand = {"still": (0.0, 0.0), "hand": (0.4, 0.3), "through": (0.02, 0.015)}[kind]
                 squares = _readings(board, hidden)
                 out.append(
                     Observation(t, squares, occlusion=hand[0], motion=hand[1], frame_index=index)
@@ -77,14 +78,18 @@ def _wrong_piece_removed() -> Position:
     return Position.from_fen("international", "B:W21,40,45:B27,5")
 
 
-def test_one_hand_visit_is_a_wrong_piece_removed_not_two_plies() -> None:
+@pytest.mark.parametrize("let_through", [False, True])
+def test_one_hand_visit_is_a_wrong_piece_removed_not_two_plies(let_through: bool) -> None:
+    """The hand lands on 21, then takes 22 off: 27 is never seen empty. ``let_through``:
+    the gate lets one frame through while the hand is still there (some occlusion and
+    motion left, under the gate's limits), as in a rendered pool game."""
     board = _wrong_piece_removed()
     assert board.white == BOTH.white and board.black == BOTH.black  # the same picture
-    # the hand lands on 21, then takes 22 off: 27 is never seen empty
     landed = Position.from_fen("international", "W:W21,40,45:B27,22,5")
-    recorder = _record(
-        [_still(START), _hand(START, 3), _hand(landed, 3), _hand(board, 3), _still(board)]
-    )
+    segments = [_still(START), _hand(START, 3), _hand(landed, 3)]
+    if let_through:
+        segments.append(("through", landed, 1, frozenset({JUMPED})))
+    recorder = _record([*segments, _hand(board, 3), _still(board)])
     assert [(f.kind, f.ply) for f in recorder.flags] == [(IrregularityKind.WRONG_PIECE_REMOVED, 1)]
     assert recorder.flags[0].article.startswith("I 5.4.12")
     assert recorder.ply == 1 and recorder.record[0].move is None
