@@ -112,6 +112,12 @@ class RecorderConfig:
     through now and then while a hand is still over the board."""
     clear_frame_fraction: float = 0.005
     """A good frame with occlusion and motion at most this is clear of any hand."""
+    blind_occlusion_fraction: float = 0.5
+    """A frame with more of the board hidden (an arm, a body leaning over) shows nothing of
+    what the hands do: the hand visits are not counted over it."""
+    longest_visit_seconds: float = 3.0
+    """A hand visit longer than this (a move takes a second or two; pi.pipeline's
+    ``board covered``) may hide several plies: the visits are not counted over it."""
     frame_gap_frames: float = 1.5
     """A frame that comes later than this many typical frame intervals after the one before
     (or whose frame index jumps) breaks the run of frames: the hand visits are not counted
@@ -288,6 +294,7 @@ class Recorder:
             variant,
             gap_frames=self.config.frame_gap_frames,
             end_frames=self.config.visit_end_frames,
+            longest_seconds=self.config.longest_visit_seconds,
             glimpse_nats=self.config.glimpse_nats,
             occluded=self.config.square_occluded_fraction,
         )
@@ -363,7 +370,8 @@ class Recorder:
         return _Frame(obs.time, tuple(logp), tuple(labels), tuple(heights))
 
     def _sight(self, obs: Observation) -> Sight:
-        """What the gate makes of a frame: no board to trust, a hand or motion, or good."""
+        """What the gate makes of a frame: no board to trust (or most of it hidden), a hand
+        or motion, or good."""
         cfg = self.config
         if not obs.board_found or obs.reprojection_error_px > cfg.max_reprojection_error_px:
             return Sight.BLIND
@@ -376,6 +384,8 @@ class Recorder:
                 self.variant.name,
                 self._n,
             )
+            return Sight.BLIND
+        if obs.occlusion > cfg.blind_occlusion_fraction:
             return Sight.BLIND
         if obs.occlusion > cfg.max_occlusion_fraction or obs.motion > cfg.max_motion_fraction:
             return Sight.HAND

@@ -9,9 +9,10 @@ runs of frames dropped for a hand or motion separated by good frames. The record
 prefers the irregular ply only when the count can be trusted, so this also keeps:
 
 * whether the run of frames is *unbroken*: dropped frames (a frame index or a timestamp
-  that jumps) or frames with the board lost may hide the good frames between two hands,
-  or a whole hand, so no count is trusted over them (and a board hidden for several plies,
-  the catch-up's reason to exist, is never a single visit);
+  that jumps), frames with the board lost or mostly hidden, or a visit longer than a move
+  takes may hide the good frames between two hands, or a whole hand, so no count is
+  trusted over them (and a board hidden for several plies, the catch-up's reason to
+  exist, is never a single visit);
 * what was *glimpsed*: the sides (empty, White, Black) read with confidence on squares no
   hand hid, in any frame. Two hands over the board at once (blitz) make one visit of two
   plies; the legal sequence then usually shows itself on the way (the jumped square seen
@@ -41,7 +42,8 @@ class Sight(Enum):
     HAND = "hand"
     """The board seen, but a hand (occlusion) or motion over it."""
     BLIND = "blind"
-    """The board not found, or fitted too poorly to trust: anything may have happened."""
+    """The board not found, fitted too poorly to trust, or mostly hidden: anything may
+    have happened."""
 
 
 _INTERVALS_KEPT = 32
@@ -58,6 +60,7 @@ class HandVisits:
         *,
         gap_frames: float,
         end_frames: int,
+        longest_seconds: float,
         glimpse_nats: float,
         occluded: float,
     ) -> None:
@@ -65,7 +68,9 @@ class HandVisits:
         self._all = variant.geometry.all_squares
         self._gap = gap_frames
         self._end = end_frames
+        self._longest = longest_seconds
         self._good_run = 0
+        self._visit_began = 0.0
         self._glimpse = glimpse_nats
         self._occluded = occluded
         self._intervals: deque[float] = deque(maxlen=_INTERVALS_KEPT)
@@ -108,6 +113,9 @@ class HandVisits:
         if sight is Sight.HAND:
             if not self._in_hand:
                 self.count += 1
+                self._visit_began = time
+            elif time - self._visit_began > self._longest:
+                self.broken = True  # an arm resting over the board may hide several plies
             self._in_hand = True
             self._good_run = 0
         else:

@@ -25,8 +25,13 @@ FPS = 10.0
 Segment = tuple[str, Position | None, int, frozenset[int]]
 """(kind, board, frames, squares hidden): ``still`` frames of the board; ``hand`` frames
 (a hand over the board: occlusion and motion), reading the board where not hidden;
-``through`` frames the gate lets through with a hand still there (a little occlusion and
-motion); ``lost`` frames with the board not found; ``gap`` frames dropped (time goes on)."""
+``arm`` frames with most of the board hidden; ``through`` frames the gate lets through
+with a hand still there (a little occlusion and motion); ``lost`` frames with the board
+not found; ``gap`` frames dropped (time goes on)."""
+
+
+_COVER = {"still": (0.0, 0.0), "hand": (0.4, 0.3), "through": (0.02, 0.015), "arm": (0.8, 0.3)}
+"""Occlusion and motion of each kind of frame."""
 
 
 def _readings(position: Position, hidden: frozenset[int]) -> tuple[SquareReading, ...]:
@@ -47,9 +52,9 @@ def _observations(segments: Iterable[Segment]) -> list[Observation]:
             t = index / FPS
             if kind == "lost":
                 out.append(Observation(t, (), board_found=False, frame_index=index))
-            elif kind in ("still", "hand", "through"):
+            elif kind in _COVER:
                 assert board is not None
-                hand = {"still": (0.0, 0.0), "hand": (0.4, 0.3), "through": (0.02, 0.015)}[kind]
+                hand = _COVER[kind]
                 squares = _readings(board, hidden)
                 out.append(
                     Observation(t, squares, occlusion=hand[0], motion=hand[1], frame_index=index)
@@ -149,6 +154,20 @@ def test_frames_not_seen_keep_the_catch_up_legal(blind: str) -> None:
 
 def test_the_board_hidden_for_two_plies_is_caught_up() -> None:
     recorder = _record([_still(START), ("lost", None, 15, frozenset()), _still(BOTH)])
+    assert recorder.flags == []
+    assert [r.notation for r in recorder.record] == ["32x21", "22-27"]
+
+
+@pytest.mark.parametrize("cover", ["long", "heavy"])
+def test_an_arm_over_the_board_for_two_plies_is_no_single_visit(cover: str) -> None:
+    """One run of hand frames, but ``long`` (four seconds: longer than a move takes) or
+    ``heavy`` (most of the board hidden): several plies may have been played under it."""
+    hidden = frozenset({JUMPED})
+    if cover == "long":
+        under = [_hand(START, 20, hidden), _hand(BOTH, 20, hidden)]
+    else:
+        under = [("arm", START, 3, hidden), ("arm", BOTH, 3, hidden)]
+    recorder = _record([_still(START), *under, _still(BOTH)])
     assert recorder.flags == []
     assert [r.notation for r in recorder.record] == ["32x21", "22-27"]
 
