@@ -165,6 +165,8 @@ class HandVisits:
             if r.occluded > self._occluded:
                 continue
             p = r.probs
+            if len(p) != 5:
+                continue  # not a reading of the five tops: no evidence
             sides = [p[0], p[1] + p[2], p[3] + p[4]]
             if not all(0.0 <= v <= 1.0 + 1e-6 for v in sides):
                 continue  # a reading vision got wrong (NaN): no evidence
