@@ -62,6 +62,7 @@ from rules.observation import TOP_COUNT, Observation, Top
 from rules.picture import Picture
 from rules.position import Position
 from rules.variants import Color, Variant
+from rules.visits import HandVisits, Sight
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +106,25 @@ class RecorderConfig:
     """An unexplained picture must stand this long before it is flagged (I 5.5)."""
     max_unknown_squares: int = 2
     """Irregularities are judged only on pictures with at most this many unread squares."""
+    visit_end_frames: int = 2
+    """Good frames in a row that end a hand visit (one clear frame, with no occlusion or
+    motion above ``clear_frame_fraction``, also does): the gate lets a single frame
+    through now and then while a hand is still over the board."""
+    clear_frame_fraction: float = 0.005
+    """A good frame with occlusion and motion at most this is clear of any hand."""
+    blind_occlusion_fraction: float = 0.5
+    """A frame with more of the board hidden (an arm, a body leaning over) shows nothing of
+    what the hands do: the hand visits are not counted over it."""
+    longest_visit_seconds: float = 3.0
+    """A hand visit longer than this (a move takes a second or two; pi.pipeline's
+    ``board covered``) may hide several plies: the visits are not counted over it."""
+    frame_gap_frames: float = 1.5
+    """A frame that comes later than this many typical frame intervals after the one before
+    (or whose frame index jumps) breaks the run of frames: the hand visits are not counted
+    over it (dropped frames may hide the good frames between two hands)."""
+    glimpse_nats: float = 3.0
+    """A square read in a single frame (a hand over the board, say) counts as glimpsed with
+    a side when that side leads the other two by this much (p about 0.95)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +290,18 @@ class Recorder:
         self._restore: _Restore | None = None
         self._game = Game(variant, self.start)
         self._draw_key: tuple[DrawState, DrawRule | None] = (DrawState.NONE, None)
+        self._visits = HandVisits(
+            variant,
+            gap_frames=self.config.frame_gap_frames,
+            end_frames=self.config.visit_end_frames,
+            longest_seconds=self.config.longest_visit_seconds,
+            glimpse_nats=self.config.glimpse_nats,
+            occluded=self.config.square_occluded_fraction,
+        )
+        self._preferred: arbiter.Finding | None = None
+        """The one-ply irregularity preferred to a catch-up for the pending picture (see
+        _fewer_visits_than_plies); decided once per pending picture."""
+        self._preferred_decided = False
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -304,25 +336,16 @@ class Recorder:
 
     def _frame(self, obs: Observation) -> _Frame | None:
         cfg = self.config
-        if (
-            not obs.board_found
-            or obs.occlusion > cfg.max_occlusion_fraction
-            or obs.motion > cfg.max_motion_fraction
-            or obs.reprojection_error_px > cfg.max_reprojection_error_px
-        ):
-            return None
-        if len(obs.squares) != self._n:
-            log.warning(
-                "frame %s at %.3f s has %d squares, %s needs %d: dropped",
-                obs.frame_index,
-                obs.time,
-                len(obs.squares),
-                self.variant.name,
-                self._n,
-            )
-            return None
         turned = self._rotated != self._swapped
         readings = obs.squares[::-1] if turned else obs.squares
+        sight = self._sight(obs)
+        if sight is Sight.BLIND:
+            self._visits.see(obs.time, obs.frame_index, sight)
+        else:  # a hand's frame carries no evidence, but it may glimpse squares it leaves free
+            clear = max(obs.occlusion, obs.motion) <= cfg.clear_frame_fraction
+            self._visits.see(obs.time, obs.frame_index, sight, readings, self._swapped, clear)
+        if sight is not Sight.GOOD:
+            return None
         floor = cfg.probability_floor
         logp: list[tuple[float, ...] | None] = []
         labels: list[int] = []
@@ -345,6 +368,28 @@ class Recorder:
             else:
                 heights.append(None)
         return _Frame(obs.time, tuple(logp), tuple(labels), tuple(heights))
+
+    def _sight(self, obs: Observation) -> Sight:
+        """What the gate makes of a frame: no board to trust (or most of it hidden), a hand
+        or motion, or good."""
+        cfg = self.config
+        if not obs.board_found or obs.reprojection_error_px > cfg.max_reprojection_error_px:
+            return Sight.BLIND
+        if len(obs.squares) != self._n:
+            log.warning(
+                "frame %s at %.3f s has %d squares, %s needs %d: dropped",
+                obs.frame_index,
+                obs.time,
+                len(obs.squares),
+                self.variant.name,
+                self._n,
+            )
+            return Sight.BLIND
+        if obs.occlusion > cfg.blind_occlusion_fraction:
+            return Sight.BLIND
+        if obs.occlusion > cfg.max_occlusion_fraction or obs.motion > cfg.max_motion_fraction:
+            return Sight.HAND
+        return Sight.GOOD
 
     def _add(self, frame: _Frame) -> None:
         """Append a frame; start a new window when some square has clearly changed.
@@ -435,7 +480,8 @@ class Recorder:
         if not best.moves:
             if not rivals:
                 self._seen_picture = True
-                self._pending_picture = None
+                self._set_pending(None)
+                self._visits.reset()
                 self._note_crowns(picture)
             return
         alternatives: tuple[str, ...] = ()
@@ -448,7 +494,7 @@ class Recorder:
                 return
             alternatives = tuple(self.position.move_name(c.moves[0]) for c in rivals)
         self._seen_picture = True
-        self._pending_picture = None
+        self._set_pending(None)
         self._record_plies(best.moves, window_start, picture, alternatives)
 
     def _first_move_swaps(self, sums: list[list[float] | None]) -> bool:
@@ -503,58 +549,42 @@ class Recorder:
         self._window.clear()
         for f in frames:
             self._window.add(f)
-        self._pending_picture = None
+        self._set_pending(None)
+
+    def _set_pending(self, picture: Picture | None, since: float = 0.0) -> None:
+        """The unexplained picture waiting for its time (None: none waits)."""
+        self._pending_picture = picture
+        self._pending_since = since
+        self._preferred = None
+        self._preferred_decided = False
 
     def _unexplained(self, picture: Picture, now: float, window_start: float) -> None:
         """No single ply explains the picture: wait, then catch up or arbitrate."""
         pending = self._pending_picture
         if pending is None or _conflict(pending, picture):
-            self._pending_picture = picture
-            self._pending_since = window_start
+            self._set_pending(picture, window_start)
             return
         waited = now - self._pending_since
         if self._restore is not None and self._try_restore(picture, window_start):
             return
         cfg = self.config
-        if waited >= cfg.catch_up_wait_seconds and self._seen_picture:
-            sequences = self._catch_up(picture)
-            settled = len({self._after(seq)[0] for seq in sequences}) == 1
-            if sequences and (settled or waited >= cfg.irregularity_wait_seconds):
-                # one end fits: record the shortest way there (other orders of the same
-                # moves are the arbiter's to choose); or, out of time, the first found
-                shortest = [seq for seq in sequences if len(seq) == len(sequences[0])]
-                alternatives = tuple(" ".join(self._names(seq)) for seq in shortest[1:6])
-                self._pending_picture = None
-                self._record_plies(sequences[0], window_start, picture, alternatives)
-                return
-            common = _common_prefix(sequences)
-            if common:
-                # the ends differ on squares not read yet; the plies all share are certain
-                self._record_plies(common, window_start, picture, ())
-            self._open = tuple(seq[len(common) :] for seq in sequences)
-            if common:
-                return
+        if (
+            waited >= cfg.catch_up_wait_seconds
+            and self._seen_picture
+            and self._caught_up(picture, waited, window_start)
+        ):
+            return
         if (
             waited < cfg.irregularity_wait_seconds
             or picture.unknown_count > cfg.max_unknown_squares
         ):
             return
-        self._pending_picture = None
-        last = self.record[-1] if self.record else None
-        previous = last.before if last and last.move and last.after == self.position else None
-        first = not self._seen_picture
-        finding = arbiter.explain(
-            self.position, picture, first_picture=first, tolerate=self._tolerate, previous=previous
-        )
-        if finding is None and picture.kings:
-            # kings read where men stand may be men (Picture.loosened)
-            finding = arbiter.explain(
-                self.position,
-                picture.loosened(),
-                first_picture=first,
-                tolerate=self._tolerate,
-                previous=previous,
-            )
+        finding = self._explain(picture)
+        if self._preferred is not None and (finding is None or not finding.is_move):
+            # the picture, read further, is no longer that irregularity: catch it up
+            self._preferred = None
+            return
+        self._set_pending(None)
         self._seen_picture = True
         if finding is None:
             self._emit(PositionUnexplained(self.ply, picture.grid(), window_start))
@@ -570,6 +600,88 @@ class Recorder:
             )
             return
         self._flag(finding, window_start, picture)
+
+    def _caught_up(self, picture: Picture, waited: float, window_start: float) -> bool:
+        """Catch up: record the legal plies that explain the picture, or those all the
+        sequences that do share. True when something was recorded. Not while a one-ply
+        irregularity is preferred (:meth:`_fewer_visits_than_plies`)."""
+        sequences = self._catch_up(picture)
+        if not self._preferred_decided:
+            self._preferred_decided = True
+            self._preferred = self._fewer_visits_than_plies(picture, sequences)
+        if self._preferred is not None:
+            return False
+        settled = len({self._after(seq)[0] for seq in sequences}) == 1
+        if sequences and (settled or waited >= self.config.irregularity_wait_seconds):
+            # one end fits: record the shortest way there (other orders of the same
+            # moves are the arbiter's to choose); or, out of time, the first found
+            shortest = [seq for seq in sequences if len(seq) == len(sequences[0])]
+            alternatives = tuple(" ".join(self._names(seq)) for seq in shortest[1:6])
+            self._set_pending(None)
+            self._record_plies(sequences[0], window_start, picture, alternatives)
+            return True
+        common = _common_prefix(sequences)
+        if common:
+            # the ends differ on squares not read yet; the plies all share are certain
+            self._record_plies(common, window_start, picture, ())
+        self._open = tuple(seq[len(common) :] for seq in sequences)
+        return bool(common)
+
+    def _explain(self, picture: Picture) -> arbiter.Finding | None:
+        """The arbiter's finding for a picture no legal sequence explains (or None)."""
+        last = self.record[-1] if self.record else None
+        previous = last.before if last and last.move and last.after == self.position else None
+        first = not self._seen_picture
+        finding = arbiter.explain(
+            self.position, picture, first_picture=first, tolerate=self._tolerate, previous=previous
+        )
+        if finding is None and picture.kings:
+            # kings read where men stand may be men (Picture.loosened)
+            finding = arbiter.explain(
+                self.position,
+                picture.loosened(),
+                first_picture=first,
+                tolerate=self._tolerate,
+                previous=previous,
+            )
+        return finding
+
+    def _fewer_visits_than_plies(
+        self, picture: Picture, sequences: list[Seq]
+    ) -> arbiter.Finding | None:
+        """The one-ply irregularity to flag instead of catching up, if any.
+
+        Only a catch-up of ``k`` >= 2 plies explains the picture, but the frames since the
+        last picture accounted for show fewer than ``k`` hand visits over an unbroken run
+        (two plies need two players' hands), nothing glimpsed on the way shows the legal
+        sequence happening, and the arbiter explains the picture as one irregular ply: a
+        capture whose jumped man stayed while another was taken off (I 5.4.12, S1 §9.4.12)
+        looks exactly like the capture followed by the opponent moving that man onto the
+        jumped square. Then the irregular ply is what happened (:mod:`rules.visits`)."""
+        if not sequences or self._open:
+            return None
+        plies = len(sequences[0])
+        if plies < 2 or not self._visits.fewer_than(plies):
+            return None
+        if picture.unknown_count > self.config.max_unknown_squares:
+            return None
+        if any(self._visits.glimpsed(self.position, seq, picture) for seq in sequences):
+            return None
+        finding = self._explain(picture)
+        if (
+            finding is None
+            or not finding.is_move
+            or finding.kind is IrregularityKind.MOVE_TAKEN_BACK
+        ):
+            return None
+        log.info(
+            "ply %d: %d hand visit(s) for a catch-up of %d plies: %s preferred",
+            self.ply + 1,
+            self._visits.count,
+            plies,
+            finding.kind.value,
+        )
+        return finding
 
     def _score(self, cand: _Candidate, sums: list[list[float] | None]) -> float:
         """Log-likelihood of the window's evidence if ``cand`` is what stands on the board."""
@@ -718,11 +830,13 @@ class Recorder:
         self._candidates = None
         self._searched.clear()
         self._open = ()
+        self._visits.reset()
 
     def _flag(self, finding: arbiter.Finding, time: float, picture: Picture) -> None:
         ply = self.ply + 1 if finding.is_move else self.ply
         names = tuple(self.variant.geometry.name(sq) for sq in finding.squares)
         self._restore = _Restore(self.position, self.ply, self._tolerate, dict(self._crown_due))
+        self._visits.reset()
         self._emit_flag(finding.kind, ply, finding.evidence, names, time)
         if finding.kind is IrregularityKind.BOARD_ROTATED:
             self._rotated = not self._rotated
@@ -782,7 +896,7 @@ class Recorder:
         self._set_position(r.position)
         self._rebuild_game()
         self._restore = None
-        self._pending_picture = None
+        self._set_pending(None)
         self._emit(Resynchronised(self.ply, r.position.fen(), "irregularity corrected", time))
         return True
 
@@ -802,7 +916,7 @@ class Recorder:
         del self.record[ply:]
         self._set_position(position)
         self._tolerate, self._crown_due, self._restore = 0, {}, None
-        self._pending_picture = None
+        self._set_pending(None)
         self._rebuild_game()
         self._emit(TakenBack(ply, position.fen(), time))
         return self.messages[before:]
