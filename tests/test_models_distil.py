@@ -97,7 +97,7 @@ def test_a_teacher_rejects_input_of_another_size() -> None:
 def test_a_missing_teacher_file_is_named(tmp_path: Path) -> None:
     from models.classifier import ModelFileError
 
-    with pytest.raises(ModelFileError, match="nope.onnx"):
+    with pytest.raises(ModelFileError, match=r"nope\.onnx"):
         Teacher.load(tmp_path / "nope.onnx")
 
 
