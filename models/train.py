@@ -31,6 +31,7 @@ from models.dataset import (
     cached_set,
     top_limit_px,
 )
+from models.distil import Teacher, distillation_loss
 from models.export import evaluate, export_onnx, latency_ms, quantise
 from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
 from models.net import HEIGHT_CLASSES, SquareNet, parameter_count
@@ -78,6 +79,13 @@ class TrainConfig:
     init: Path | None = None
     """Weights to start from, to train on in steps: a previous run's torch checkpoint, or a
     shipped ``.onnx`` file (:func:`models.onnx_init.net_from_onnx`)."""
+    distil: Path | None = None
+    """A teacher model file (:mod:`models.distil`): the student keeps its colours and
+    features while it learns the rest."""
+    distil_weight: float = 1.0
+    """Weight of KL(teacher || student) over empty / White / Black, with ``distil``."""
+    distil_features: float = 0.0
+    """Weight of the features' cosine distance to the teacher's, with ``distil``."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -124,6 +132,7 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed + 1)
     net = initial_net(config.init, data)
+    teacher = None if config.distil is None else Teacher.load(config.distil)
     weights = sample_weights(data, config.tower_weight, config.piece_weight)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
     top_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
@@ -137,6 +146,7 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     lr = config.learning_rate
     epoch = 0
     loss_value = float("nan")
+    distil_value = float("nan")
     while time.monotonic() - start < budget_s:
         epoch += 1
         net.train()
@@ -154,13 +164,24 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
                 torch.save(net.state_dict(), checkpoint)
                 saved_at = now
             crops = augment_batch(rng, data.crops[index])
-            x = torch.from_numpy(to_input(crops))
+            x_np = to_input(crops)
+            x = torch.from_numpy(x_np)
             tops = torch.from_numpy(data.tops[index])
             heights = torch.from_numpy(np.minimum(data.heights[index], HEIGHT_CLASSES - 1))
-            top_logits, height_logits, _ = net(x)
+            top_logits, height_logits, features = net(x)
             loss = top_loss(top_logits, tops) + config.height_weight * height_loss(
                 height_logits, heights
             )
+            if teacher is not None:
+                distil = distillation_loss(
+                    top_logits,
+                    features,
+                    teacher.read(x_np),
+                    colour_weight=config.distil_weight,
+                    feature_weight=config.distil_features,
+                )
+                loss = loss + distil
+                distil_value = float(distil.detach())
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -168,10 +189,14 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
             loss_value = float(loss.detach())
             if step % 200 == 0:
                 log.info(
-                    "epoch %d step %d loss %.4f lr %.5f %.0fs", epoch, step, loss_value, lr, elapsed
+                    "epoch %d step %d loss %.4f (distil %.4f) lr %.5f %.0fs",
+                    *(epoch, step, loss_value, distil_value, lr, elapsed),
                 )
     net.eval()
-    return net, {"steps": step, "epochs": epoch, "final_loss": loss_value}
+    stats = {"steps": step, "epochs": epoch, "final_loss": loss_value}
+    if teacher is not None:
+        stats["final_distil_loss"] = distil_value
+    return net, stats
 
 
 def run(config: TrainConfig) -> dict[str, object]:
@@ -286,6 +311,16 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "height_weight": config.height_weight,
                 "tower_weight": config.tower_weight,
                 "piece_weight": config.piece_weight,
+                "nadir_parts": config.nadir_parts,
+                "crowns": config.crowns,
+                "tallest": config.tallest,
+                "distil": None
+                if config.distil is None
+                else {
+                    "teacher": str(config.distil),
+                    "colour_weight": config.distil_weight,
+                    "feature_weight": config.distil_features,
+                },
                 "data_seconds": round(data_s, 1),
             },
             "metrics": {
@@ -338,6 +373,18 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         "--nadir-parts", type=int, default=defaults.nadir_parts,
         help="extra parts of near-nadir draughts boards (stacked kings seen from above)",
     )  # fmt: skip
+    parser.add_argument(
+        "--distil", type=Path, default=None,
+        help="teacher .onnx model: keep its colours (and features) while fine-tuning",
+    )  # fmt: skip
+    parser.add_argument(
+        "--distil-weight", type=float, default=defaults.distil_weight,
+        help="weight of the teacher's empty/White/Black distribution (KL), with --distil",
+    )  # fmt: skip
+    parser.add_argument(
+        "--distil-features", type=float, default=defaults.distil_features,
+        help="weight of the features' cosine distance to the teacher's, with --distil",
+    )  # fmt: skip
     ns = parser.parse_args(argv)
     return TrainConfig(
         source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
@@ -345,7 +392,8 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         threads=ns.threads, out=ns.out, cache=ns.cache, init=ns.init,
         learning_rate=ns.learning_rate, height_weight=ns.height_weight,
         tower_weight=ns.tower_weight, crowns=ns.crowns, tallest=ns.tallest,
-        piece_weight=ns.piece_weight, nadir_parts=ns.nadir_parts,
+        piece_weight=ns.piece_weight, nadir_parts=ns.nadir_parts, distil=ns.distil,
+        distil_weight=ns.distil_weight, distil_features=ns.distil_features,
     )  # fmt: skip
 
 

@@ -1,0 +1,100 @@
+"""Knowledge distillation for fine-tunes: keep what a teacher model reads right.
+
+A fine-tune on new renders (crowned kings, near-nadir stacks) learns kings and heights
+but has each time drifted the colours the real photos depend on (purple men read teal:
+docs/models.md). The teacher, a shipped ONNX model run by onnxruntime on the same
+augmented batch, pins two things the student must keep:
+
+- its colour distribution, empty / White piece / Black piece (man and king summed), so
+  the student may move mass between man and king but not between colours;
+- its 64 features by cosine, the space the per-set start-frame prototypes are compared in.
+
+Needs torch (the optional ``train`` extra), as :mod:`models.train` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from models.classifier import OnnxSquareClassifier
+from rules.observation import Top
+
+COLOUR_GROUPS = (
+    (Top.EMPTY,),
+    (Top.WHITE_MAN, Top.WHITE_KING),
+    (Top.BLACK_MAN, Top.BLACK_KING),
+)
+"""The top classes summed into each colour: empty, a White piece, a Black piece."""
+
+
+def colour_log_probs(top_logits: torch.Tensor) -> torch.Tensor:
+    """``(N, 5)`` top logits -> ``(N, 3)`` log-probabilities of empty / White / Black."""
+    log_probs = F.log_softmax(top_logits, dim=1)
+    return torch.stack(
+        [torch.logsumexp(log_probs[:, list(group)], dim=1) for group in COLOUR_GROUPS], dim=1
+    )
+
+
+@dataclass(frozen=True)
+class TeacherReading:
+    """The teacher's raw outputs on one batch: ``top_logits (N, 5)``, ``features (N, 64)``."""
+
+    top_logits: torch.Tensor
+    features: torch.Tensor
+
+
+@dataclass(frozen=True)
+class Teacher:
+    """A model file read by onnxruntime (no gradients), on the student's very input."""
+
+    classifier: OnnxSquareClassifier
+
+    @classmethod
+    def load(cls, path: Path) -> Teacher:
+        """:raises models.classifier.ModelFileError: the file or its card is unreadable."""
+        return cls(OnnxSquareClassifier.load(path))
+
+    def read(self, x: np.ndarray) -> TeacherReading:
+        """``x``: the net's input ``(N, 3, H, W)`` float32 (``models.classifier.to_input``).
+
+        :raises ValueError: the input is not of the teacher's crop size.
+        """
+        expected = (3, *self.classifier.crop_size)
+        if x.ndim != 4 or x.shape[1:] != expected:
+            raise ValueError(
+                f"input of shape {x.shape} given; teacher {self.classifier.path.name} expects "
+                f"(N, {', '.join(map(str, expected))})"
+            )
+        top_logits, _, features = self.classifier.session.run(None, {"crops": x})
+        return TeacherReading(torch.from_numpy(top_logits), torch.from_numpy(features))
+
+
+def distillation_loss(
+    student_top_logits: torch.Tensor,
+    student_features: torch.Tensor,
+    teacher: TeacherReading,
+    *,
+    colour_weight: float,
+    feature_weight: float,
+) -> torch.Tensor:
+    """``colour_weight`` x KL(teacher colour || student colour), mean over the batch,
+    plus ``feature_weight`` x mean (1 - cosine) of student and teacher features.
+    Zero when the student reads as the teacher does, positive otherwise."""
+    loss = student_top_logits.new_zeros(())
+    if colour_weight > 0:
+        target = colour_log_probs(teacher.top_logits)
+        kl = F.kl_div(
+            colour_log_probs(student_top_logits), target, log_target=True, reduction="batchmean"
+        )
+        loss = loss + colour_weight * kl
+    if feature_weight > 0:
+        # Half the squared distance of the unit vectors is 1 - cosine; unlike
+        # cosine_similarity it is 0, not 1, where both are all zero (ReLU features).
+        apart = F.normalize(student_features, dim=1) - F.normalize(teacher.features, dim=1)
+        loss = loss + feature_weight * 0.5 * apart.pow(2).sum(dim=1).mean()
+    return loss

@@ -1,0 +1,123 @@
+"""Distillation for fine-tunes (models.distil): the teacher is a real ONNX file read by
+onnxruntime, the student a real SquareNet, the loss the one models.train adds."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.classifier import DEFAULT_MODEL, card_path, to_input
+from models.procedural import procedural_set
+from rules.observation import Top
+
+torch = pytest.importorskip("torch")
+
+from models.distil import Teacher, TeacherReading, distillation_loss  # noqa: E402
+from models.export import export_onnx  # noqa: E402
+from models.net import SquareNet  # noqa: E402
+
+
+def _teacher_file(net: SquareNet, path: Path) -> Path:
+    """``net`` exported as fp32 ONNX with the card the classifier needs."""
+    export_onnx(net, path, 48)
+    card = {"classes": [t.name for t in Top], "input_size": [48, 48]}
+    card_path(path).write_text(json.dumps(card))
+    return path
+
+
+def _terms(student: SquareNet, teacher: TeacherReading, x: np.ndarray) -> tuple[float, float]:
+    """The colour and the feature term of the loss, each alone."""
+    with torch.no_grad():
+        top_logits, _, features = student(torch.from_numpy(x))
+        colour = distillation_loss(
+            top_logits, features, teacher, colour_weight=1.0, feature_weight=0.0
+        )
+        feature = distillation_loss(
+            top_logits, features, teacher, colour_weight=0.0, feature_weight=1.0
+        )
+    return float(colour), float(feature)
+
+
+def test_the_loss_is_zero_for_the_teacher_itself_and_positive_for_a_drifted_student(
+    tmp_path: Path,
+) -> None:
+    torch.manual_seed(0)
+    net = SquareNet().eval()
+    teacher = Teacher.load(_teacher_file(net, tmp_path / "teacher.onnx"))
+    crops, _, _ = procedural_set(64, seed=3)
+    x = to_input(crops)
+    reading = teacher.read(x)
+
+    colour, feature = _terms(net, reading, x)
+    assert colour == pytest.approx(0.0, abs=1e-6)
+    assert feature == pytest.approx(0.0, abs=1e-6)
+
+    # Another top head: the colours drift, the features (before the head) do not.
+    recoloured = copy.deepcopy(net)
+    with torch.no_grad():
+        recoloured.top_head.weight.add_(torch.randn_like(recoloured.top_head.weight))
+    colour, feature = _terms(recoloured, reading, x)
+    assert colour > 1e-3
+    assert feature == pytest.approx(0.0, abs=1e-6)
+
+    # Another embedding: the features drift.
+    moved = copy.deepcopy(net)
+    with torch.no_grad():
+        moved.embed[2].weight.add_(0.5 * torch.randn_like(moved.embed[2].weight))
+    _, feature = _terms(moved, reading, x)
+    assert feature > 1e-3
+
+
+def test_moving_mass_between_man_and_king_costs_no_colour() -> None:
+    teacher_logits = torch.tensor([[0.0, 3.0, 1.0, -1.0, -2.0], [2.0, -1.0, 0.5, 1.5, 0.0]])
+    king_for_man = teacher_logits[:, [0, 2, 1, 4, 3]]  # man and king swapped in each colour
+    white_for_black = teacher_logits[:, [0, 3, 4, 1, 2]]
+    features = torch.ones(2, 64)
+    reading = TeacherReading(teacher_logits, features)
+
+    def colour(student: torch.Tensor) -> float:
+        return float(
+            distillation_loss(student, features, reading, colour_weight=1.0, feature_weight=0.0)
+        )
+
+    assert colour(king_for_man) == pytest.approx(0.0, abs=1e-6)
+    assert colour(white_for_black) > 0.1
+
+
+def test_a_teacher_rejects_input_of_another_size() -> None:
+    teacher = Teacher.load(DEFAULT_MODEL)
+    with pytest.raises(ValueError, match=r"expects \(N, 3, 48, 48\)"):
+        teacher.read(np.zeros((2, 3, 40, 40), np.float32))
+
+
+def test_a_missing_teacher_file_is_named(tmp_path: Path) -> None:
+    from models.classifier import ModelFileError
+
+    with pytest.raises(ModelFileError, match=r"nope\.onnx"):
+        Teacher.load(tmp_path / "nope.onnx")
+
+
+def test_train_with_a_teacher_records_it_in_the_card(tmp_path: Path) -> None:
+    from models.train import main
+
+    out = tmp_path / "student.onnx"
+    main(
+        [
+            "--source", "procedural", "--train-count", "384", "--test-count", "100",
+            "--seed", "4", "--minutes", "0.05", "--threads", "1", "--out", str(out),
+            "--cache", str(tmp_path / "cache"), "--init", str(DEFAULT_MODEL),
+            "--distil", str(DEFAULT_MODEL), "--distil-weight", "2", "--distil-features", "0.5",
+        ]
+    )  # fmt: skip
+    card = json.loads(card_path(out).read_text())
+    assert card["training"]["distil"] == {
+        "teacher": str(DEFAULT_MODEL),
+        "colour_weight": 2.0,
+        "feature_weight": 0.5,
+    }
+    assert card["training"]["steps"] > 0
+    assert np.isfinite(card["training"]["final_distil_loss"])
