@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import cv2
@@ -235,3 +236,31 @@ def test_tracker_reuses_the_fit_until_the_board_moves(
     assert tracker.redetections == 2
     assert isinstance(first, BoardLocation) and isinstance(moved, BoardLocation)
     assert abs(moved.corners_px[0, 0] - first.corners_px[0, 0] - 60) < 2.0
+
+
+def test_tracker_replaces_a_coarse_fit_once_the_grid_shows_again(
+    start_render: tuple[np.ndarray, dict[str, object]],
+) -> None:
+    """A detection while a hand hides the grid's X-corners is a fit to the markers alone,
+    clearly worse than the one before; the still board must not keep it once the hand has
+    gone (a rendered czech game lost its last ply to such a fit, held for nine frames)."""
+    image, _ = start_render
+    calls: list[object] = []
+
+    def locate(frame: np.ndarray) -> BoardLocation | BoardNotFound:
+        found = locate_by_markers(frame, 8, MarkerBoardSpec())
+        calls.append(found)
+        if len(calls) == 2 and isinstance(found, BoardLocation):  # under the hand
+            error = 4 * found.reprojection_error_px + 0.5
+            return dataclasses.replace(found, reprojection_error_px=error, method="coarse")
+        return found
+
+    tracker = BoardTracker(locate)
+    assert isinstance(tracker.update(image), BoardLocation)
+    shifted = np.roll(image, 60, axis=1)  # moved: detected afresh, under the hand
+    coarse = tracker.update(shifted)
+    assert isinstance(coarse, BoardLocation) and coarse.method == "coarse"
+    fine = tracker.update(shifted)  # still, the hand gone
+    assert isinstance(fine, BoardLocation) and fine.method == "aruco"
+    assert fine.reprojection_error_px < coarse.reprojection_error_px
+    assert tracker.update(shifted) is fine and tracker.redetections == 3  # held from now on

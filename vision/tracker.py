@@ -48,6 +48,14 @@ class TrackerSettings:
     flow_window_px: int = 21
     flow_levels: int = 3
     min_followed_share: float = 0.5
+    coarse_residual_ratio: float = 1.5
+    """A detection whose residual is this many times the one it replaces is coarse (a hand
+    hid the X-corners it would have snapped onto): it is only held until a fresh detection
+    on a later frame fits better, for at most ``coarse_retries`` frames (a board that
+    simply fits worse now, after a bump, is not detected afresh on every frame)."""
+    coarse_retries: int = 15
+    coarse_min_excess_px: float = 0.2
+    """Below this, a worse residual moves no crop: not coarse."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -69,6 +77,9 @@ class BoardTracker:
     settings: TrackerSettings = field(default_factory=TrackerSettings)
     redetections: int = 0
     _reference: _Reference | None = None
+    _better_than_px: float | None = None
+    """While the reference is coarse: the residual of the fit it replaced, to get back to."""
+    _retries_left: int = 0
 
     @property
     def last(self) -> BoardLocation | None:
@@ -83,13 +94,46 @@ class BoardTracker:
         if ref is not None and ref.gray_half.shape == gray_half.shape:
             followed = self._follow(ref, gray_half)
             if followed is ref.location:
-                return followed
+                return self._refine(ref, frame, gray_half) if self._better_than_px else followed
             log.debug("board moved or hidden: re-detecting")
         self.redetections += 1
         result = self.locate(frame)
         if isinstance(result, BoardNotFound):
             return followed if followed is not None else result
-        self._reference = self._make_reference(result, gray_half)
+        self._hold(result, gray_half)
+        return result
+
+    def _hold(self, location: BoardLocation, gray_half: Image) -> None:
+        """Make ``location`` the reference; coarse when it fits clearly worse than the one
+        it replaces (its target then is that one's residual, or the earlier target)."""
+        previous = self._better_than_px
+        if previous is None and self._reference is not None:
+            previous = self._reference.location.reprojection_error_px
+        cfg, error = self.settings, location.reprojection_error_px
+        coarse = (
+            previous is not None
+            and error > cfg.coarse_residual_ratio * previous
+            and error > previous + cfg.coarse_min_excess_px
+        )
+        if coarse and self._better_than_px is None:
+            self._retries_left = self.settings.coarse_retries
+        self._better_than_px = previous if coarse else None
+        self._reference = self._make_reference(location, gray_half)
+
+    def _refine(self, ref: _Reference, frame: Image, gray_half: Image) -> BoardLocation:
+        """The board is still but its fit is coarse: a fresh detection replaces it when it
+        fits better (the hand that hid the grid has gone), else the held fit stands."""
+        self._retries_left -= 1
+        if self._retries_left <= 0:
+            self._better_than_px = None
+        self.redetections += 1
+        result = self.locate(frame)
+        if (
+            isinstance(result, BoardNotFound)
+            or result.reprojection_error_px >= ref.location.reprojection_error_px
+        ):
+            return ref.location
+        self._hold(result, gray_half)
         return result
 
     def _follow(self, ref: _Reference, gray_half: Image) -> BoardLocation | None:
