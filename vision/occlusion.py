@@ -15,6 +15,7 @@ has left it). Differences are taken against the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -24,6 +25,7 @@ from vision.locate import Image
 
 FloatGrid = npt.NDArray[np.float64]
 FloatImage = npt.NDArray[np.float32]
+_Cell = TypeVar("_Cell", bound=np.generic)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,13 +184,8 @@ class OcclusionGate:
             return changed
         grid, area, across = self._regions(changed)
         n, px = self.size, self.settings.cell_px
-        margin = px // 4
-        rows, cols = np.indices((n, n))
-        playable = ((rows + cols) % 2 == self.dark_parity).ravel()
-        inner = grid[: n * px, : n * px].reshape(n, px, n, px)[
-            :, margin : px - margin, :, margin : px - margin
-        ]
-        per_cell = inner.transpose(0, 2, 1, 3).reshape(n * n, -1)[playable]
+        inner = self._middles(grid)
+        per_cell = inner.transpose(0, 2, 1, 3).reshape(n * n, -1)[~self._light_cells().ravel()]
         labels = len(area)
         counts = np.stack([np.bincount(cell, minlength=labels) for cell in per_cell])
         covers = counts.max(axis=0) >= per_cell.shape[1] / 2
@@ -232,13 +229,9 @@ class OcclusionGate:
         shadow) makes it look bare. The bare colour is the light squares' median in this
         frame: a hand covers a few of them at most."""
         n, px = self.size, self.settings.cell_px
-        margin = px // 4
-        rows, cols = np.indices((n, n))
-        light = np.kron(((rows + cols) % 2 != self.dark_parity), np.ones((px, px), bool))
-        inner = np.zeros((px, px), bool)
-        inner[margin : px - margin, margin : px - margin] = True
-        middles = light & np.tile(inner, (n, n))
-        bare = np.median(colour[: n * px, : n * px][middles], axis=0)
+        light = np.kron(self._light_cells(), np.ones((px, px), bool))
+        middles = self._middles(colour).transpose(0, 2, 1, 3, 4)[self._light_cells()]
+        bare = np.median(middles.reshape(-1, colour.shape[2]), axis=0)
         tolerance = self.settings.change
         looks_bare = (np.abs(colour[: n * px, : n * px] - bare) <= tolerance).all(axis=2)
         was_bare = (np.abs(stable[: n * px, : n * px] - bare) <= tolerance).all(axis=2)
@@ -248,16 +241,24 @@ class OcclusionGate:
 
     def _light_changed(self, changed: npt.NDArray[np.bool_]) -> bool:
         """Whether the inner part of a light square has changed: pieces stand only on
-        playable squares, so a change there is a hand, an arm or a shadow. The inner part
-        leaves out a quarter of a square along each side, where a leaning piece's top or
-        the blur of a square's edge may reach."""
+        playable squares, so a change there is a hand, an arm or a shadow (in the square's
+        :meth:`_middles`)."""
+        inner = self._middles(changed).mean(axis=(1, 3))
+        return bool((inner[self._light_cells()] > self.settings.light_change).any())
+
+    def _light_cells(self) -> npt.NDArray[np.bool_]:
+        """(N, N): the light squares, where no piece stands."""
+        rows, cols = np.indices((self.size, self.size))
+        return np.asarray((rows + cols) % 2 != self.dark_parity, np.bool_)
+
+    def _middles(self, image: npt.NDArray[_Cell]) -> npt.NDArray[_Cell]:
+        """``image`` (the board, N*cell_px square, any channels after) as (N, middle, N,
+        middle, ...): each square without a quarter of it along each side, where a leaning
+        piece's top or the blur of a square's edge may reach."""
         n, px = self.size, self.settings.cell_px
         margin = px // 4
-        cells = changed[: n * px, : n * px].reshape(n, px, n, px)
-        inner = cells[:, margin : px - margin, :, margin : px - margin].mean(axis=(1, 3))
-        rows, cols = np.indices((n, n))
-        light = (rows + cols) % 2 != self.dark_parity
-        return bool((inner[light] > self.settings.light_change).any())
+        cells = image[: n * px, : n * px].reshape(n, px, n, px, *image.shape[2:])
+        return cells[:, margin : px - margin, :, margin : px - margin]
 
     def _per_cell(self, mask: npt.NDArray[np.bool_]) -> FloatGrid:
         n, px = self.size, self.settings.cell_px
