@@ -28,7 +28,7 @@ from enum import Enum
 
 from rules.geometry import Bitboard
 from rules.move import Move
-from rules.observation import SquareReading
+from rules.observation import SquareReading, Top
 from rules.picture import Picture
 from rules.position import Position
 from rules.variants import Variant
@@ -167,7 +167,11 @@ class HandVisits:
             p = r.probs
             if len(p) != 5:
                 continue  # not a reading of the five tops: no evidence
-            sides = [p[0], p[1] + p[2], p[3] + p[4]]
+            sides = [
+                p[Top.EMPTY],
+                p[Top.WHITE_MAN] + p[Top.WHITE_KING],
+                p[Top.BLACK_MAN] + p[Top.BLACK_KING],
+            ]
             if not all(0.0 <= v <= 1.0 + 1e-6 for v in sides):
                 continue  # a reading vision got wrong (NaN): no evidence
             best = max(range(3), key=sides.__getitem__)
