@@ -14,6 +14,7 @@ import platform
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -204,45 +205,24 @@ def run(config: TrainConfig) -> dict[str, object]:
     torch.set_num_threads(config.threads)
     started = time.monotonic()
     part_count = config.train_count // config.train_parts
-    train = SquareSet.concat(
-        [
-            cached_set(
-                config.source,
-                part_count,
-                seed=config.seed + k,
-                size=config.size,
-                cache=config.cache,
-                window=config.window,
-                crowns=config.crowns,
-                tallest=config.tallest,
-            )
-            for k in range(config.train_parts)
-        ]
-        + [
-            cached_set(
-                config.source,
-                part_count,
-                seed=config.seed + 500 + k,
-                size=config.size,
-                cache=config.cache,
-                window=config.window,
-                crowns=config.crowns,
-                tallest=config.tallest,
-                nadir=True,
-            )
-            for k in range(config.nadir_parts)
-        ]
-    )
-    test = cached_set(
+    # every set of the run is rendered alike; only the count, the seed and near-nadir differ
+    rendered = partial(
+        cached_set,
         config.source,
-        config.test_count,
-        seed=config.seed + 1000,
         size=config.size,
         cache=config.cache,
         window=config.window,
         crowns=config.crowns,
         tallest=config.tallest,
     )
+    train = SquareSet.concat(
+        [rendered(part_count, seed=config.seed + k) for k in range(config.train_parts)]
+        + [
+            rendered(part_count, seed=config.seed + 500 + k, nadir=True)
+            for k in range(config.nadir_parts)
+        ]
+    )
+    test = rendered(config.test_count, seed=config.seed + 1000)
     data_s = time.monotonic() - started
     net, train_stats = train_net(config, train)
     checkpoint = config.cache / f"{config.out.stem}.pt"
