@@ -44,7 +44,7 @@ from vision.classifier import SquareClassifier
 from vision.locate import BoardLocation, BoardNotFound, Image, LocateResult
 from vision.observe import Observer, ObserverConfig, Registration, locate
 from vision.prototype import ColourPrototypes, PrototypeClassifier
-from vision.rectify import CameraModel, square_crops
+from vision.rectify import CameraModel, square_crops, view_tangents
 
 READERS = ("wiring", "colours", "model")
 """``wiring``: the square classifier ``pi.wiring`` builds; ``colours``: the colour
@@ -82,7 +82,9 @@ def build_classifier(
 
         model = OnnxSquareClassifier.load()
         start = crops(crop_px=model.crop_size[0], window=model.window)
-        return model.adapted(start, np.array([int(t) for t in tops]))
+        image_size = (image.shape[1], image.shape[0])
+        views = view_tangents(location, variant.geometry, image_size, turns=turns, camera=camera)
+        return model.adapted(start, np.array([int(t) for t in tops]), views)
     raise ValueError(f"unknown reader {reader!r} (expected one of {READERS})")
 
 

@@ -19,7 +19,7 @@ from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import parse_stack
 from synth.scene import Style
-from vision.rectify import square_crops
+from vision.rectify import square_crops, view_tangents
 
 if TYPE_CHECKING:
     from synth.render import Renderer
@@ -65,26 +65,25 @@ def adapted_render_figures(
             variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
             style = Style.random(seed * 1000 + k, variant, hand=False)
 
-            start_crops, start_tops = _crops_and_tops(
-                renderer, Position.initial(variant), style, classifier
-            )
+            start = _crops_and_tops(renderer, Position.initial(variant), style, classifier)
             readers = {
                 "unadapted": classifier,
-                "adapted_prototypes": classifier.adapted(start_crops, start_tops, head_weight=0.0),
-                "adapted": classifier.adapted(start_crops, start_tops),
+                "adapted_prototypes": classifier.adapted(*start, head_weight=0.0),
+                "adapted": classifier.adapted(*start),
             }
             for _ in range(positions):
                 position = random_position(rng, variant)
-                crops, tops = _crops_and_tops(renderer, position, style, classifier)
+                crops, tops, views = _crops_and_tops(renderer, position, style, classifier)
                 for name, reader in readers.items():
-                    tallies[name] = tallies[name].add(reader.predict(crops).argmax(axis=1), tops)
+                    read = reader.predict(crops, views).argmax(axis=1)
+                    tallies[name] = tallies[name].add(read, tops)
     return {name: tally.as_dict() for name, tally in tallies.items()}
 
 
 def _crops_and_tops(
     renderer: Renderer, position: Position, style: Style, classifier: OnnxSquareClassifier
-) -> tuple[np.ndarray, np.ndarray]:
-    """A render's crops (the classifier's window and size) and true tops."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A render's crops (the classifier's window and size), true tops and view tangents."""
     rendered = renderer.render(position, style)
     variant = position.variant
     location = location_from_truth(rendered.truth, variant.size)
@@ -98,4 +97,6 @@ def _crops_and_tops(
     squares: dict[str, str] = rendered.truth["squares"]
     names = [variant.geometry.name(sq) for sq in variant.geometry.squares]
     stacks = [parse_stack(squares[n]) if squares[n] else () for n in names]
-    return crops, np.array([Top.of(s[0] if s else None) for s in stacks])
+    image_size = (rendered.image.shape[1], rendered.image.shape[0])
+    views = view_tangents(location, variant.geometry, image_size)
+    return crops, np.array([Top.of(s[0] if s else None) for s in stacks]), views

@@ -1,16 +1,23 @@
 """The shipped square classifier, run by onnxruntime (no torch needed).
 
-The ONNX file has one input ``crops`` ``(N, 3, H, W)`` float32 and three outputs:
-``top_logits (N, 5)``, ``height_logits (N, 9)`` and ``features (N, 64)``. Its card
-(``square_classifier.json`` beside it) names the class order, input size and
+The ONNX file has one input ``crops`` ``(N, 3, H, W)`` float32 (and, for a model trained
+with view tangents, ``views`` ``(N, 1)``: :func:`vision.rectify.view_tangents`) and three
+outputs: ``top_logits (N, 5)``, ``height_logits (N, 9)`` and ``features (N, 64)``. Its
+card (``square_classifier.json`` beside it) names the class order, input size and
 normalisation; the code reads them from there rather than hard-coding them.
+
+A card may name a second model, ``kings_model``: then this file says only empty, White
+or Black (and gives the features the per-set prototypes live in), and the kings model,
+which reads the view tangents, says man or king and how tall the stack is. So a model
+that learns kings and heights cannot move the colours that the real sets' calibration
+was measured with (every fine-tune of one network did: docs/models.md).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +103,8 @@ class OnnxSquareClassifier:
     head_swapped: bool = False
     """The trained head's White is this set's Black (it reads the lighter piece as White,
     and this set's White may be the darker)."""
+    kings: OnnxSquareClassifier | None = None
+    """The card's ``kings_model``: man or king and stack height come from it."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> OnnxSquareClassifier:
@@ -131,7 +140,20 @@ class OnnxSquareClassifier:
                 f"model file {str(path)!r} is not a readable ONNX model ({exc}); "
                 f"rebuild it with {TRAIN_HINT}"
             ) from exc
-        return cls(session, path, (height, width), card)
+        kings = None
+        if card.get("kings_model"):
+            kings = cls.load(path.parent / str(card["kings_model"]))
+            if kings.crop_size != (height, width) or kings.window != CropWindow(
+                **card.get("crop_window", {})
+            ):
+                raise ModelFileError(
+                    f"kings model {str(kings.path)!r} reads other crops than {str(path)!r}"
+                )
+        return cls(session, path, (height, width), card, kings=kings)
+
+    def model_files(self) -> list[Path]:
+        """This model's file and its kings model's, if it has one."""
+        return [self.path] + ([] if self.kings is None else self.kings.model_files())
 
     @property
     def window(self) -> CropWindow:
@@ -140,10 +162,12 @@ class OnnxSquareClassifier:
         spec = self.card.get("crop_window")
         return CELL if spec is None else CropWindow(**spec)
 
-    def run(self, crops: np.ndarray) -> SquarePrediction:
-        """All outputs for ``crops (N, H, W, 3)`` uint8 BGR, in one batch.
+    def run(self, crops: np.ndarray, views: np.ndarray | None = None) -> SquarePrediction:
+        """All outputs for ``crops (N, H, W, 3)`` uint8 BGR, in one batch; ``views (N,)``:
+        the cells' view tangents, for a model that reads them (:attr:`reads_views`).
 
-        :raises ValueError: the crops are not of the model's input size.
+        :raises ValueError: the crops are not of the model's input size, or the model
+            reads view tangents and none (or not one per crop) were given.
         """
         expected = (*self.crop_size, 3)
         if crops.ndim != 4 or crops.shape[1:] != expected:
@@ -153,8 +177,22 @@ class OnnxSquareClassifier:
             )
         if len(crops) == 0:
             return SquarePrediction(np.zeros((0, len(Top))), np.zeros((0, 9)), np.zeros((0, 64)))
-        top_logits, height_logits, features = self.session.run(None, {"crops": to_input(crops)})
+        inputs = {"crops": to_input(crops)}
+        if any(i.name == "views" for i in self.session.get_inputs()):
+            if views is None or np.shape(views) != (len(crops),):
+                given = None if views is None else np.shape(views)
+                raise ValueError(
+                    f"{self.path.name} reads one view tangent per crop "
+                    f"(vision.rectify.view_tangents); got {given} for {len(crops)} crops"
+                )
+            inputs["views"] = np.asarray(views, np.float32).reshape(-1, 1)
+        top_logits, height_logits, features = self.session.run(None, inputs)
         tops = softmax(top_logits)
+        heights = softmax(height_logits)
+        if self.kings is not None:
+            kings = self.kings.run(crops, views)
+            tops = _split_kings(_colours(tops, swapped=False), kings.tops, (0.0, 0.0))
+            heights = kings.heights
         if self.prototypes is not None and self.prototype_kinds is not None:
             similarity = _cosine(features, self.prototypes)
             best = np.stack(
@@ -164,15 +202,17 @@ class OnnxSquareClassifier:
             if self.head_weight > 0:
                 colour = _weighed_colour(colour, tops, self.head_weight, self.head_swapped)
             tops = _split_kings(colour, tops, self.king_bias)
-        return SquarePrediction(tops, softmax(height_logits), features)
+        return SquarePrediction(tops, heights, features)
 
-    def predict(self, crops: np.ndarray) -> np.ndarray:
+    def predict(self, crops: np.ndarray, views: np.ndarray | None = None) -> np.ndarray:
         """``(N, 5)`` probabilities over :class:`rules.observation.Top`."""
-        return self.run(crops).tops
+        return self.run(crops, views).tops
 
-    def predict_heights(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def predict_heights(
+        self, crops: np.ndarray, views: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Expected disc count and its standard deviation per crop, ``(N,)`` each."""
-        probs = self.run(crops).heights
+        probs = self.run(crops, views).heights
         levels = np.arange(probs.shape[1], dtype=np.float64)
         mean = probs @ levels
         sigma = np.sqrt(np.maximum(probs @ levels**2 - mean**2, 0.0))
@@ -182,6 +222,7 @@ class OnnxSquareClassifier:
         self,
         crops: np.ndarray,
         tops: np.ndarray,
+        views: np.ndarray | None = None,
         *,
         nearest: bool = NEAREST,
         head_weight: float = HEAD_COLOUR_WEIGHT,
@@ -194,7 +235,7 @@ class OnnxSquareClassifier:
         read as men (no king stands on a start position). ``head_weight``: how much the
         trained head's colours count beside the prototypes (:data:`HEAD_COLOUR_WEIGHT`),
         swapped if the head reads most of this frame's White men as Black."""
-        start = self.run(crops)
+        start = self.run(crops, views)
         features = start.features
         groups = [Top.EMPTY, Top.WHITE_MAN, Top.BLACK_MAN]
         missing = [t.name for t in groups if not np.any(tops == t)]
@@ -218,17 +259,13 @@ class OnnxSquareClassifier:
             max(0.0, float(np.percentile(odds[tops == man], 90)) + KING_MARGIN)
             for man in (Top.WHITE_MAN, Top.BLACK_MAN)
         )
-        return OnnxSquareClassifier(
-            self.session,
-            self.path,
-            self.crop_size,
-            self.card,
-            protos,
-            proto_kinds,
-            self.temperature,
-            (bias[0], bias[1]),
-            head_weight,
-            agree < 0.5,
+        return replace(
+            self,
+            prototypes=protos,
+            prototype_kinds=proto_kinds,
+            king_bias=(bias[0], bias[1]),
+            head_weight=head_weight,
+            head_swapped=agree < 0.5,
         )
 
 

@@ -57,12 +57,15 @@ class SquareSet:
     """``crops (N, H, W, 3)`` uint8 BGR, ``tops (N,)`` :class:`rules.observation.Top`
     values, ``heights (N,)`` disc counts (0 on an empty square); ``band_px (N,)``, where
     known (renders), how far the stack's top centre lies from its base centre in crop
-    pixels: the height of the side band the camera sees (0 on an empty square)."""
+    pixels: the height of the side band the camera sees (0 on an empty square);
+    ``views (N,)``, where known (renders), the cell's :func:`vision.rectify.view_tangents`
+    as inference computes it."""
 
     crops: np.ndarray
     tops: np.ndarray
     heights: np.ndarray
     band_px: np.ndarray | None = None
+    views: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.tops)
@@ -70,33 +73,55 @@ class SquareSet:
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
-        band = np.zeros(0, np.float32) if self.band_px is None else self.band_px
+        extras = {
+            name: np.zeros(0, np.float32) if value is None else value
+            for name, value in (("band_px", self.band_px), ("views", self.views))
+        }
         np.savez_compressed(
-            tmp, crops=self.crops, tops=self.tops, heights=self.heights, band_px=band
+            tmp,
+            crops=self.crops,
+            tops=self.tops,
+            heights=self.heights,
+            band_px=extras["band_px"],
+            views=extras["views"],
         )
         tmp.replace(path)
 
     @classmethod
     def load(cls, path: Path) -> SquareSet:
         with np.load(path) as data:
-            # An empty band_px: a set with no side-band truth (procedural crops)
-            band = data["band_px"] if "band_px" in data.files else None
-            band = band if band is not None and len(band) == len(data["tops"]) else None
-            return cls(data["crops"], data["tops"], data["heights"], band)
+            # An empty or absent extra: a set without that truth (procedural crops)
+            extras = [
+                data[name] if name in data.files and len(data[name]) == len(data["tops"]) else None
+                for name in ("band_px", "views")
+            ]
+            return cls(data["crops"], data["tops"], data["heights"], *extras)
 
     @classmethod
     def concat(cls, parts: list[SquareSet]) -> SquareSet:
-        bands = [p.band_px for p in parts]
+        def joined(values: list[np.ndarray | None]) -> np.ndarray | None:
+            known = [v for v in values if v is not None]
+            return np.concatenate(known) if len(known) == len(values) else None
+
         return cls(
             np.concatenate([p.crops for p in parts]),
             np.concatenate([p.tops for p in parts]),
             np.concatenate([p.heights for p in parts]),
-            None if any(b is None for b in bands) else np.concatenate(bands),  # type: ignore[arg-type]
+            joined([p.band_px for p in parts]),
+            joined([p.views for p in parts]),
         )
 
     def subset(self, index: np.ndarray) -> SquareSet:
-        band = None if self.band_px is None else self.band_px[index]
-        return SquareSet(self.crops[index], self.tops[index], self.heights[index], band)
+        def part(values: np.ndarray | None) -> np.ndarray | None:
+            return None if values is None else values[index]
+
+        return SquareSet(
+            self.crops[index],
+            self.tops[index],
+            self.heights[index],
+            part(self.band_px),
+            part(self.views),
+        )
 
 
 def build_set(
@@ -151,7 +176,10 @@ def cached_set(
     path = cache / f"{source}-n{count}-s{seed}-{size}px-{tag}.npz"
     if path.exists():
         log.info("reading cached set %s", path)
-        return SquareSet.load(path)
+        cached = SquareSet.load(path)
+        if source != "synth" or cached.views is not None:
+            return cached
+        log.info("%s predates view tangents: rendering it again", path)
     data = build_set(
         source,
         count,

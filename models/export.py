@@ -26,44 +26,55 @@ log = logging.getLogger(__name__)
 
 OPSET = 17
 INPUT_NAME = "crops"
+VIEWS_NAME = "views"
 OUTPUT_NAMES = ["top_logits", "height_logits", "features"]
 
 
 def export_onnx(net: SquareNet, path: Path, size: int) -> None:
-    """Write ``net`` as ONNX with a dynamic batch axis (opset 17)."""
+    """Write ``net`` as ONNX with a dynamic batch axis (opset 17); a net that reads view
+    tangents gets the second input ``views (N, 1)``."""
     net.eval()
-    dummy = torch.zeros(1, 3, size, size)
+    inputs = [INPUT_NAME, VIEWS_NAME] if net.views else [INPUT_NAME]
+    dummy = (torch.zeros(1, 3, size, size), torch.zeros(1, 1))[: len(inputs)]
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         net,
-        (dummy,),
+        dummy,
         str(path),
-        input_names=[INPUT_NAME],
+        input_names=inputs,
         output_names=OUTPUT_NAMES,
-        dynamic_axes={INPUT_NAME: {0: "n"}, **{name: {0: "n"} for name in OUTPUT_NAMES}},
+        dynamic_axes={name: {0: "n"} for name in inputs + OUTPUT_NAMES},
         opset_version=OPSET,
         dynamo=False,
     )
 
 
 class _Calibration(CalibrationDataReader):  # type: ignore[misc]
-    def __init__(self, crops: np.ndarray, batch: int = 64) -> None:
-        self._batches = [to_input(crops[i : i + batch]) for i in range(0, len(crops), batch)]
+    def __init__(self, crops: np.ndarray, views: np.ndarray | None, batch: int = 64) -> None:
+        self._batches = []
+        for i in range(0, len(crops), batch):
+            feed = {INPUT_NAME: to_input(crops[i : i + batch])}
+            if views is not None:
+                feed[VIEWS_NAME] = views[i : i + batch, None].astype(np.float32)
+            self._batches.append(feed)
 
     def get_next(self) -> dict[str, np.ndarray] | None:
         if not self._batches:
             return None
-        return {INPUT_NAME: self._batches.pop()}
+        return self._batches.pop()
 
 
-def quantise(fp32: Path, int8: Path, calibration_crops: np.ndarray) -> None:
-    """Static int8 quantisation (QDQ, per-channel weights) with onnxruntime's tools."""
+def quantise(
+    fp32: Path, int8: Path, calibration_crops: np.ndarray, views: np.ndarray | None = None
+) -> None:
+    """Static int8 quantisation (QDQ, per-channel weights) with onnxruntime's tools;
+    ``views``: the calibration crops' view tangents, for a model that reads them."""
     prepared = fp32.with_suffix(".prep.onnx")
     quant_pre_process(str(fp32), str(prepared))
     quantize_static(
         str(prepared),
         str(int8),
-        _Calibration(calibration_crops),
+        _Calibration(calibration_crops, views),
         quant_format=QuantFormat.QDQ,
         per_channel=True,
         weight_type=QuantType.QInt8,
@@ -144,7 +155,8 @@ def evaluate(
     tops: list[np.ndarray] = []
     heights: list[np.ndarray] = []
     for i in range(0, len(data), batch):
-        out = classifier.run(data.crops[i : i + batch])
+        views = None if data.views is None else data.views[i : i + batch]
+        out = classifier.run(data.crops[i : i + batch], views)
         tops.append(out.tops.argmax(axis=1))
         heights.append(out.heights.argmax(axis=1))
     top_pred = np.concatenate(tops)
@@ -203,12 +215,17 @@ def evaluate(
     )
 
 
-def latency_ms(classifier: OnnxSquareClassifier, crops: np.ndarray, repeats: int = 30) -> float:
+def latency_ms(
+    classifier: OnnxSquareClassifier,
+    crops: np.ndarray,
+    views: np.ndarray | None = None,
+    repeats: int = 30,
+) -> float:
     """Median milliseconds for one batched call on ``crops`` (one intra-op thread)."""
-    classifier.run(crops)
+    classifier.run(crops, views)
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        classifier.run(crops)
+        classifier.run(crops, views)
         times.append(time.perf_counter() - start)
     return float(np.median(times) * 1000)

@@ -20,7 +20,7 @@ from rules import find_variant
 from rules.observation import Top
 from vision.locate import BoardLocation
 from vision.prototype import ColourPrototypes, PrototypeClassifier
-from vision.rectify import CELL, CropWindow, orientation_matrix, square_crops
+from vision.rectify import CELL, CropWindow, orientation_matrix, square_crops, view_tangents
 
 LABELS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "damas_photos.txt"
 PHOTOS = Path("photos/checkers-8x8-aruco-damas")
@@ -83,8 +83,9 @@ def read_labels(path: Path = LABELS) -> list[LabelledPhoto]:
 
 def photo_squares(
     photo: LabelledPhoto, image: np.ndarray, window: CropWindow, crop_px: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Crops of the playable squares (those of the pieces' colour) and their true tops."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops of the playable squares (those of the pieces' colour), their true tops and
+    their view tangents."""
     grid = np.array([[0.0, 0.0], [8.0, 0.0], [8.0, 8.0], [0.0, 8.0]], np.float32)
     homography = cv2.getPerspectiveTransform(photo.corners.astype(np.float32), grid)
     location = BoardLocation(np.asarray(homography, np.float64), 8, photo.corners, 0.0, "label")
@@ -99,12 +100,14 @@ def photo_squares(
             crops = square_crops(
                 image, location, GEOMETRY, crop_px=crop_px, turns=turns, window=window
             )
-            return crops, tops
+            image_size = (image.shape[1], image.shape[0])
+            views = view_tangents(location, GEOMETRY, image_size, turns=turns)
+            return crops, tops, views
     raise ValueError(f"{photo.path}: pieces stand on squares of both colours")
 
 
-Reader = Callable[[np.ndarray], np.ndarray]
-"""Crops -> (N, 5) probabilities."""
+Reader = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""Crops and their view tangents -> (N, 5) probabilities."""
 
 
 @dataclass(frozen=True)
@@ -138,14 +141,15 @@ def score_photos(
     window: CropWindow,
     crop_px: int,
     plain: Reader,
-    calibrated: Callable[[np.ndarray, np.ndarray], Reader],
+    calibrated: Callable[[np.ndarray, np.ndarray, np.ndarray], Reader],
     labels: list[LabelledPhoto] | None = None,
 ) -> dict[str, PhotoScore]:
-    """``plain``: the reader without calibration; ``calibrated(start_crops, start_tops)``:
+    """``plain``: the reader without calibration; ``calibrated(start_crops, start_tops,
+    start_views)``:
     a reader calibrated on a start photo. Returns scores "plain" and "calibrated" (the
     latter over photos whose session has another start photo)."""
     labels = read_labels() if labels is None else labels
-    squares: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    squares: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for photo in labels:
         image = cv2.imread(str(data / PHOTOS / photo.path))
         if image is None:
@@ -153,12 +157,12 @@ def score_photos(
         squares[photo.path] = photo_squares(photo, np.asarray(image, np.uint8), window, crop_px)
     plain_score, calibrated_score = PhotoScore(), PhotoScore()
     for photo in labels:
-        crops, tops = squares[photo.path]
-        plain_score = plain_score.add(plain(crops).argmax(axis=1), tops)
+        crops, tops, views = squares[photo.path]
+        plain_score = plain_score.add(plain(crops, views).argmax(axis=1), tops)
         starts = [p for p in labels if p.session == photo.session and p.start and p != photo]
         if starts:
             reader = calibrated(*squares[starts[0].path])
-            calibrated_score = calibrated_score.add(reader(crops).argmax(axis=1), tops)
+            calibrated_score = calibrated_score.add(reader(crops, views).argmax(axis=1), tops)
     return {"plain": plain_score, "calibrated": calibrated_score}
 
 
@@ -166,10 +170,10 @@ def photo_figures(classifier: OnnxSquareClassifier, data: Path) -> dict[str, obj
     """The labelled damas photos read by the model and by the colour prototypes."""
     size = classifier.crop_size[0]
 
-    def adapted(crops: np.ndarray, tops: np.ndarray) -> Reader:
-        return classifier.adapted(crops, tops).predict
+    def adapted(crops: np.ndarray, tops: np.ndarray, views: np.ndarray) -> Reader:
+        return classifier.adapted(crops, tops, views).predict
 
-    def uncalibrated_prototypes(crops: np.ndarray) -> np.ndarray:
+    def uncalibrated_prototypes(crops: np.ndarray, views: np.ndarray) -> np.ndarray:
         found = ColourPrototypes.cluster(crops)
         if found is None:  # no two piece colours to split: all empty
             probs = np.zeros((len(crops), len(Top)))
@@ -177,7 +181,7 @@ def photo_figures(classifier: OnnxSquareClassifier, data: Path) -> dict[str, obj
             return probs
         return PrototypeClassifier(found).predict(crops)
 
-    def learned_prototypes(crops: np.ndarray, tops: np.ndarray) -> Reader:
+    def learned_prototypes(crops: np.ndarray, tops: np.ndarray, views: np.ndarray) -> Reader:
         learned = ColourPrototypes.learn(crops, [Top(int(t)) for t in tops])
         return PrototypeClassifier(learned).predict
 

@@ -35,14 +35,22 @@ class SquareNet(nn.Module):
 
     Returns ``(top_logits (N, 5), height_logits (N, 9), features (N, 64))``. The features
     are exported too, so a start-position frame can set per-set class prototypes.
+
+    With ``views``, a second input ``(N, 1)``: each cell's view tangent
+    (:func:`vision.rectify.view_tangents`), the side band one disc shows per unit of disc
+    height. A crop cut on the board plane cannot tell a one-disc stack under a steep
+    camera from a two-disc one under a gentle camera; the tangent can. It enters as a
+    constant fourth channel (every layer may weigh the band against it) and beside the
+    features at the heads.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, views: bool = False) -> None:
         super().__init__()
+        self.views = views
         # One conv at full resolution (it dominates the cost), two at each smaller scale:
         # about 9 M multiply-adds per 48x48 crop, 50 crops in a few ms on one core.
         self.body = nn.Sequential(
-            _block(3, 16, convs=1), _block(16, 24, convs=2), _block(24, 40, convs=2)
+            _block(4 if views else 3, 16, convs=1), _block(16, 24, convs=2), _block(24, 40, convs=2)
         )
         self.embed = nn.Sequential(
             nn.AdaptiveAvgPool2d(2),
@@ -50,12 +58,36 @@ class SquareNet(nn.Module):
             nn.Linear(40 * 4, FEATURE_SIZE),
             nn.ReLU(),
         )
-        self.top_head = nn.Linear(FEATURE_SIZE, TOP_CLASSES)
-        self.height_head = nn.Linear(FEATURE_SIZE, HEIGHT_CLASSES)
+        heads_in = FEATURE_SIZE + (1 if views else 0)
+        self.top_head = nn.Linear(heads_in, TOP_CLASSES)
+        self.height_head = nn.Linear(heads_in, HEIGHT_CLASSES)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(
+        self, x: torch.Tensor, views: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        if self.views:
+            if views is None:
+                raise ValueError("this net reads view tangents beside the crops")
+            plane = views[:, :, None, None].expand(-1, 1, x.shape[2], x.shape[3])
+            x = torch.cat([x, plane], dim=1)
         features = self.embed(self.body(x))
-        return self.top_head(features), self.height_head(features), features
+        heads_in = features if views is None else torch.cat([features, views], dim=1)
+        return self.top_head(heads_in), self.height_head(heads_in), features
+
+
+def with_views(net: SquareNet) -> SquareNet:
+    """A :class:`SquareNet` with the ``views`` input that reads exactly as ``net`` does
+    until trained: the tangent's new weights start at zero."""
+    out = SquareNet(views=True)
+    state = net.state_dict()
+    for name, value in out.state_dict().items():
+        old = state[name]
+        if old.shape != value.shape:  # the first conv's and the heads' extra input
+            widened = torch.zeros_like(value)
+            widened[:, : old.shape[1]] = old
+            old = widened
+        value.copy_(old)
+    return out
 
 
 def parameter_count(net: nn.Module) -> int:

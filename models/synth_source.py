@@ -25,7 +25,7 @@ from synth.pieces import disc_count
 from synth.render import Renderer
 from synth.scene import Style
 from vision.locate import BoardLocation
-from vision.rectify import CropWindow, square_crops
+from vision.rectify import CropWindow, square_crops, view_tangents
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +77,10 @@ def board_crops(
     crowns: float = 0.0,
     tallest: float = 4.0,
     nadir: bool = False,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Render one random board; its crops, tops, disc counts and side-band heights in
-    crop pixels (:attr:`models.dataset.SquareSet.band_px`), in Square order. ``nadir``:
+) -> SquareSet:
+    """Render one random board; its crops, tops, disc counts, side-band heights in crop
+    pixels (:attr:`models.dataset.SquareSet.band_px`) and view tangents, in Square order,
+    less the squares a hand hides. ``nadir``:
     a draughts board with stacked kings seen from at most :data:`NADIR_TILT_DEG`."""
     names = NADIR_VARIANTS if nadir else VARIANTS
     variant = find_variant(names[int(rng.integers(len(names)))])
@@ -91,6 +92,8 @@ def board_crops(
     geometry = variant.geometry
     location = location_from_truth(rendered.truth, variant.size)
     crops = square_crops(rendered.image, location, geometry, crop_px=size, window=window)
+    image_size = (rendered.image.shape[1], rendered.image.shape[0])
+    views = view_tangents(location, geometry, image_size).astype(np.float32)
     occlusion: dict[str, float] = rendered.truth["occlusion"]
     squares: dict[str, str] = rendered.truth["squares"]
     tops = np.empty(len(crops), np.int64)
@@ -108,7 +111,7 @@ def board_crops(
         # The top's pixel seen on the board plane (where the crop samples) vs the base's.
         base, top = location.to_board(np.array([centres[name], top_px[name]], np.float64))
         bands[i] = float(np.linalg.norm(top - base)) * window_px_per_square(size, window)
-    return crops[keep], tops[keep], heights[keep], bands[keep]
+    return SquareSet(crops[keep], tops[keep], heights[keep], bands[keep], views[keep])
 
 
 def synth_set(
@@ -124,7 +127,7 @@ def synth_set(
     """At least ``count`` labelled crops from boards rendered with seeds from ``seed``
     (``nadir``: near-nadir draughts boards only, :func:`board_crops`)."""
     rng = np.random.default_rng(seed)
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    parts: list[SquareSet] = []
     total = 0
     board = 0
     with Renderer() as renderer:  # one GL context for the whole set
@@ -133,13 +136,8 @@ def synth_set(
                 renderer, rng, seed * 100_000 + board, size, window, crowns, tallest, nadir
             )
             parts.append(part)
-            total += len(part[0])
+            total += len(part)
             board += 1
             if board % 50 == 0:
                 log.info("rendered %d boards, %d crops", board, total)
-    return SquareSet(
-        np.concatenate([p[0] for p in parts]),
-        np.concatenate([p[1] for p in parts]),
-        np.concatenate([p[2] for p in parts]),
-        np.concatenate([p[3] for p in parts]),
-    )
+    return SquareSet.concat(parts)

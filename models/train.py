@@ -35,7 +35,7 @@ from models.dataset import (
 from models.distil import Teacher, distillation_loss
 from models.export import evaluate, export_onnx, latency_ms, quantise
 from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
-from models.net import HEIGHT_CLASSES, SquareNet, parameter_count
+from models.net import HEIGHT_CLASSES, SquareNet, parameter_count, with_views
 from rules.observation import Top
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,9 @@ class TrainConfig:
     """Weight of KL(teacher || student) over empty / White / Black, with ``distil``."""
     distil_features: float = 0.0
     """Weight of the features' cosine distance to the teacher's, with ``distil``."""
+    views: bool = False
+    """Train a net that reads each cell's view tangent beside its crop
+    (:class:`models.net.SquareNet` ``views``): a kings model, for a card's ``kings_model``."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -108,17 +111,20 @@ def sample_weights(data: SquareSet, tower_weight: float, piece_weight: float = 1
     return pieces * np.where(data.heights >= 3, tower_weight, 1.0)
 
 
-def initial_net(init: Path | None, data: SquareSet) -> SquareNet:
-    """A fresh net, or one with the weights of a checkpoint or a shipped ONNX file."""
+def initial_net(init: Path | None, data: SquareSet, views: bool = False) -> SquareNet:
+    """A fresh net, or one with the weights of a checkpoint or a shipped ONNX file; with
+    ``views``, one that reads view tangents (starting as the weights it is given read)."""
     if init is None:
-        return SquareNet()
+        return SquareNet(views=views)
     if init.suffix == ".onnx":
         from models.onnx_init import net_from_onnx
 
-        return net_from_onnx(init, data.crops[:: max(len(data) // 512, 1)])
-    net = SquareNet()
-    net.load_state_dict(torch.load(init, weights_only=True))
-    return net
+        net = net_from_onnx(init, data.crops[:: max(len(data) // 512, 1)])
+    else:
+        state = torch.load(init, weights_only=True)
+        net = SquareNet(views=state["body.0.0.weight"].shape[1] == 4)
+        net.load_state_dict(state)
+    return with_views(net) if views and not net.views else net
 
 
 def _schedule(progress: float, warm: float = 0.03) -> float:
@@ -132,7 +138,9 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     """Train until the time budget runs out (one-cycle schedule over the estimated steps)."""
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed + 1)
-    net = initial_net(config.init, data)
+    net = initial_net(config.init, data, config.views)
+    if config.views and data.views is None:
+        raise ValueError("--views needs sets with view tangents (synth renders)")
     teacher = None if config.distil is None else Teacher.load(config.distil)
     weights = sample_weights(data, config.tower_weight, config.piece_weight)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
@@ -169,7 +177,10 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
             x = torch.from_numpy(x_np)
             tops = torch.from_numpy(data.tops[index])
             heights = torch.from_numpy(np.minimum(data.heights[index], HEIGHT_CLASSES - 1))
-            top_logits, height_logits, features = net(x)
+            views = None
+            if config.views:
+                views = torch.from_numpy(data.views[index].astype(np.float32))[:, None]  # type: ignore[index]
+            top_logits, height_logits, features = net(x, views)
             loss = top_loss(top_logits, tops) + config.height_weight * height_loss(
                 height_logits, heights
             )
@@ -235,7 +246,8 @@ def run(config: TrainConfig) -> dict[str, object]:
         "height_classes": "0..8 discs (0 = empty square, 8 = eight or more)",
         "input_size": [config.size, config.size],
         "input": "crops (N, 3, H, W) float32 BGR from vision.rectify.square_crops with "
-        "window=crop_window, x / 127.5 - 1",
+        "window=crop_window, x / 127.5 - 1"
+        + ("; views (N, 1) float32 from vision.rectify.view_tangents" if config.views else ""),
         "crop_window": WINDOWS[config.window].as_dict(),
         "normalisation": {"scale": 1 / 127.5, "offset": -1.0, "channel_order": "BGR"},
         "outputs": ["top_logits (N, 5)", "height_logits (N, 9)", "features (N, 64)"],
@@ -247,7 +259,13 @@ def run(config: TrainConfig) -> dict[str, object]:
     top_limit = top_limit_px(config.size, WINDOWS[config.window])
     fp32_eval = evaluate(fp32, test, top_limit_px=top_limit)
     int8_path = config.out.with_suffix(".int8.onnx")
-    quantise(fp32_path, int8_path, train.crops[:: max(len(train) // 1000, 1)])
+    every = max(len(train) // 1000, 1)
+    quantise(
+        fp32_path,
+        int8_path,
+        train.crops[::every],
+        None if not config.views or train.views is None else train.views[::every],
+    )
     card_path(int8_path).write_text(json.dumps(card))
     int8 = OnnxSquareClassifier.load(int8_path)
     int8_eval = evaluate(int8, test, top_limit_px=top_limit)
@@ -294,6 +312,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "nadir_parts": config.nadir_parts,
                 "crowns": config.crowns,
                 "tallest": config.tallest,
+                "views": config.views,
                 "distil": None
                 if config.distil is None
                 else {
@@ -310,7 +329,9 @@ def run(config: TrainConfig) -> dict[str, object]:
             },
             "size_bytes": config.out.stat().st_size,
             "speed": {
-                "ms_50_crops_one_thread": latency_ms(shipped, test.crops[:50]),
+                "ms_50_crops_one_thread": latency_ms(
+                    shipped, test.crops[:50], None if test.views is None else test.views[:50]
+                ),
                 "load_seconds": load_s,
                 "machine": platform.processor() or platform.machine(),
             },
@@ -354,6 +375,10 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         help="extra parts of near-nadir draughts boards (stacked kings seen from above)",
     )  # fmt: skip
     parser.add_argument(
+        "--views", action="store_true",
+        help="read each cell's view tangent beside its crop (a kings model)",
+    )  # fmt: skip
+    parser.add_argument(
         "--distil", type=Path, default=None,
         help="teacher .onnx model: keep its colours (and features) while fine-tuning",
     )  # fmt: skip
@@ -373,7 +398,7 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         learning_rate=ns.learning_rate, height_weight=ns.height_weight,
         tower_weight=ns.tower_weight, crowns=ns.crowns, tallest=ns.tallest,
         piece_weight=ns.piece_weight, nadir_parts=ns.nadir_parts, distil=ns.distil,
-        distil_weight=ns.distil_weight, distil_features=ns.distil_features,
+        distil_weight=ns.distil_weight, distil_features=ns.distil_features, views=ns.views,
     )  # fmt: skip
 
 

@@ -29,7 +29,7 @@ from vision.classifier import SquareClassifier
 from vision.locate import BoardNotFound, Image
 from vision.observe import Observer, ObserverConfig, locate
 from vision.prototype import PrototypeClassifier
-from vision.rectify import square_crops
+from vision.rectify import square_crops, view_tangents
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,11 @@ def _adapted_model(
         camera=registration.camera,
         window=model.window,
     )
-    return model.adapted(crops, np.array(start_tops(variant), np.int64))
+    image_size = (frame.shape[1], frame.shape[0])
+    views = view_tangents(
+        found, variant.geometry, image_size, turns=registration.turns, camera=registration.camera
+    )
+    return model.adapted(crops, np.array(start_tops(variant), np.int64), views)
 
 
 class CalibratingRecognizer:

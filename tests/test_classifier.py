@@ -15,7 +15,14 @@ from rules.geometry import Square
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
 from synth.pieces import disc_count
-from vision.rectify import CONTEXT, CROP_PX, CropWindow, nadir_point, square_crops
+from vision.rectify import (
+    CONTEXT,
+    CROP_PX,
+    CropWindow,
+    nadir_point,
+    square_crops,
+    view_tangents,
+)
 
 
 @pytest.fixture(scope="module")
@@ -25,9 +32,9 @@ def classifier() -> OnnxSquareClassifier:
 
 def _render_crops(
     position: Position, seed: int, window: CropWindow = CONTEXT
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Crops (the model's window), true tops and true disc counts of a render of
-    ``position`` with the camera tilted 10 degrees."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Crops (the model's window), true tops, true disc counts and view tangents of a
+    render of ``position`` with the camera tilted 10 degrees."""
     render = pytest.importorskip("synth.render")
     from synth.scene import Style
 
@@ -39,7 +46,8 @@ def _render_crops(
     stacks = [parse_stack(rendered.truth["squares"][geometry.name(sq)]) for sq in geometry.squares]
     tops = np.array([Top.of(s[0] if s else None) for s in stacks])
     heights = np.array([disc_count(s, position.variant.towers) for s in stacks])
-    return crops, tops, heights
+    image_size = (rendered.image.shape[1], rendered.image.shape[0])
+    return crops, tops, heights, view_tangents(location, geometry, image_size)
 
 
 def test_card_matches_the_model_and_vision_crop(classifier: OnnxSquareClassifier) -> None:
@@ -63,8 +71,8 @@ HEIGHTS_SHORTFALL = pytest.mark.xfail(
 
 def test_reads_occupancy_and_colour_of_a_fresh_render(classifier: OnnxSquareClassifier) -> None:
     v = find_variant("russian")
-    crops, tops, _ = _render_crops(Position.initial(v), seed=3)
-    probs = classifier.predict(crops)
+    crops, tops, _, views = _render_crops(Position.initial(v), seed=3)
+    probs = classifier.predict(crops, views)
     assert probs.shape == (v.geometry.square_count, len(Top))
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-4)
     assert _colours(probs.argmax(axis=1)) == _colours(tops)
@@ -81,8 +89,8 @@ def test_reads_every_square_of_a_fresh_render(classifier: OnnxSquareClassifier) 
         g.parse_square("d4"): (WHITE_MAN,),
         g.parse_square("e5"): (BLACK_MAN,),
     }
-    crops, tops, _ = _render_crops(Position.from_stacks(v, stacks, v.first_to_move), seed=3)
-    probs = classifier.predict(crops)
+    crops, tops, _, views = _render_crops(Position.from_stacks(v, stacks, v.first_to_move), seed=3)
+    probs = classifier.predict(crops, views)
     assert probs.shape == (g.square_count, len(Top))
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-4)
     assert [Top(t).name for t in probs.argmax(axis=1)] == [Top(t).name for t in tops]
@@ -97,20 +105,23 @@ def test_reads_tower_heights(classifier: OnnxSquareClassifier) -> None:
         g.parse_square("e5"): (BLACK_MAN,),
         g.parse_square("f6"): (BLACK_MAN, WHITE_MAN),
     }
-    crops, _, heights = _render_crops(Position.from_stacks(v, stacks, v.first_to_move), seed=5)
-    mean, sigma = classifier.predict_heights(crops)
+    crops, _, heights, views = _render_crops(
+        Position.from_stacks(v, stacks, v.first_to_move), seed=5
+    )
+    mean, sigma = classifier.predict_heights(crops, views)
     assert np.round(mean).astype(int).tolist() == heights.tolist()
     assert np.all(sigma >= 0)
 
 
 def test_start_position_adaptation_keeps_every_square(classifier: OnnxSquareClassifier) -> None:
     position = Position.initial(find_variant("russian"))
-    crops, tops, _ = _render_crops(position, seed=11)
-    adapted = classifier.adapted(crops, tops)
+    crops, tops, _, views = _render_crops(position, seed=11)
+    adapted = classifier.adapted(crops, tops, views)
     assert adapted.prototype_kinds is not None and set(adapted.prototype_kinds) == {0, 1, 2}
-    other = _render_crops(position, seed=12)
-    assert _colours(adapted.predict(other[0]).argmax(axis=1)) == _colours(other[1])
-    np.testing.assert_allclose(adapted.predict(crops).sum(axis=1), 1.0, atol=1e-4)
+    other_crops, other_tops, _, other_views = _render_crops(position, seed=12)
+    read = adapted.predict(other_crops, other_views).argmax(axis=1)
+    assert _colours(read) == _colours(other_tops)
+    np.testing.assert_allclose(adapted.predict(crops, views).sum(axis=1), 1.0, atol=1e-4)
 
 
 def test_adaptation_follows_the_set_whose_white_is_the_darker_piece(
@@ -119,18 +130,19 @@ def test_adaptation_follows_the_set_whose_white_is_the_darker_piece(
     # The head reads the lighter piece as White; a set whose White is the darker one says
     # so on its start frame, and the head's colours then count swapped, never against it.
     position = Position.initial(find_variant("russian"))
-    crops, tops, _ = _render_crops(position, seed=11)
+    crops, tops, _, views = _render_crops(position, seed=11)
     swap = np.array([0, 3, 4, 1, 2])  # White <-> Black, man and king kept
-    adapted = classifier.adapted(crops, swap[tops])
+    adapted = classifier.adapted(crops, swap[tops], views)
     assert adapted.head_swapped and adapted.head_weight > 0
-    other_crops, other_tops, _ = _render_crops(position, seed=12)
-    assert _colours(adapted.predict(other_crops).argmax(axis=1)) == _colours(swap[other_tops])
+    other_crops, other_tops, _, other_views = _render_crops(position, seed=12)
+    read = adapted.predict(other_crops, other_views).argmax(axis=1)
+    assert _colours(read) == _colours(swap[other_tops])
 
 
 def test_adaptation_needs_a_start_position(classifier: OnnxSquareClassifier) -> None:
     crops = np.zeros((3, CROP_PX, CROP_PX, 3), np.uint8)
     with pytest.raises(ValueError, match="WHITE_MAN"):
-        classifier.adapted(crops, np.array([Top.EMPTY, Top.BLACK_MAN, Top.EMPTY]))
+        classifier.adapted(crops, np.array([Top.EMPTY, Top.BLACK_MAN, Top.EMPTY]), np.zeros(3))
 
 
 def test_wrong_crop_size_is_refused(classifier: OnnxSquareClassifier) -> None:
@@ -204,6 +216,33 @@ def test_crop_window_turns_each_crop_the_way_stacks_grow() -> None:
         assert cos > np.cos(np.radians(15)), name
 
 
+def test_view_tangents_measure_how_far_a_stack_top_is_displaced() -> None:
+    """On a tilted render, a stack's top seen on the board plane lies the view tangent
+    times its height from its base (up to the small perspective growth of the top), on
+    near and far squares alike: the tangent is what a side band is read against."""
+    render = pytest.importorskip("synth.render")
+    from synth.pieces import DIAMETER_OF_SQUARE, HEIGHT_OF_DIAMETER
+    from synth.scene import Style
+
+    v = find_variant("bashni")
+    g = v.geometry
+    names = ("a1", "c5", "e3", "h8", "g1", "b8")
+    stacks = {g.parse_square(name): (WHITE_MAN,) * 2 for name in names}
+    # (the truth's corners keep White's side at the image bottom: a small azimuth)
+    style = Style(seed=4, variant="bashni", tilt_deg=30.0, azimuth_deg=10.0, focal_px=700.0)
+    rendered = render.render_position(Position.from_stacks(v, stacks, v.first_to_move), style)
+    location = location_from_truth(rendered.truth, v.size)
+    tangents = view_tangents(location, g, (rendered.image.shape[1], rendered.image.shape[0]))
+    height = 2 * DIAMETER_OF_SQUARE * HEIGHT_OF_DIAMETER * style.piece_height  # square sides
+    ratios = []
+    for name in names:
+        points = [rendered.truth["centres"][name], rendered.truth["tops"][name]]
+        base, top = location.to_board(np.array(points, np.float64))
+        ratios.append(np.linalg.norm(top - base) / (tangents[g.parse_square(name)] * height))
+    assert max(tangents) > 1.5 * min(tangents)  # near and far squares differ...
+    assert min(ratios) > 0.95 and max(ratios) < 1.15, ratios  # ...the ratio does not
+
+
 def test_crop_windows_refuse_nonsense() -> None:
     with pytest.raises(ValueError, match="upright"):
         CropWindow(upright="sideways")
@@ -224,8 +263,8 @@ def test_labelled_photos_fixture_is_complete() -> None:
 def _photo_scores(shared_data: Path, classifier: OnnxSquareClassifier) -> dict[str, float]:
     from models.labelled_photos import score_photos
 
-    def calibrated(crops: np.ndarray, tops: np.ndarray):  # type: ignore[no-untyped-def]
-        return classifier.adapted(crops, tops).predict
+    def calibrated(crops: np.ndarray, tops: np.ndarray, views: np.ndarray):  # type: ignore[no-untyped-def]
+        return classifier.adapted(crops, tops, views).predict
 
     scores = score_photos(
         shared_data, classifier.window, classifier.crop_size[0], classifier.predict, calibrated

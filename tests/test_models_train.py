@@ -144,3 +144,70 @@ def test_near_nadir_sets_hold_draughts_boards_seen_from_above(tmp_path: Path) ->
         return float(np.mean(data.band_px[pieces] / data.heights[pieces]))  # type: ignore[index]
 
     assert band_per_disc(nadir) < 0.6 * band_per_disc(usual)
+
+
+def _kings_model(tmp_path: Path, king_per_view: float) -> Path:
+    """The shipped model's weights with the view-tangent input, its king logits raised by
+    ``king_per_view`` per unit of tangent, exported as a kings model beside a copy of the
+    shipped model whose card names it."""
+    import torch
+
+    from models.classifier import DEFAULT_MODEL
+    from models.export import export_onnx
+    from models.net import with_views
+    from models.onnx_init import net_from_onnx
+
+    crops, _, _ = procedural_set(200, seed=5)
+    net = with_views(net_from_onnx(DEFAULT_MODEL, crops))
+    with torch.no_grad():
+        net.top_head.weight[[Top.WHITE_KING, Top.BLACK_KING], -1] = king_per_view
+    export_onnx(net, tmp_path / "kings.onnx", 48)
+    card = json.loads(card_path(DEFAULT_MODEL).read_text())
+    card_path(tmp_path / "kings.onnx").write_text(json.dumps(card))
+    main = tmp_path / "main.onnx"
+    main.write_bytes(DEFAULT_MODEL.read_bytes())
+    card_path(main).write_text(json.dumps({**card, "kings_model": "kings.onnx"}))
+    return main
+
+
+def test_a_kings_model_says_man_or_king_and_the_main_model_the_colour(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from models.classifier import DEFAULT_MODEL, _colours
+
+    composed = OnnxSquareClassifier.load(_kings_model(tmp_path, king_per_view=100.0))
+    assert composed.kings is not None
+    crops, _, _ = procedural_set(40, seed=8)
+    with pytest.raises(ValueError, match="view_tangents"):
+        composed.predict(crops)
+    colour = _colours(OnnxSquareClassifier.load(DEFAULT_MODEL).predict(crops), swapped=False)
+    steep = composed.predict(crops, np.full(40, 0.6))
+    above = composed.predict(crops, np.zeros(40))
+    # Colours are the main model's to the last digit, whatever the view...
+    np.testing.assert_allclose(_colours(steep, swapped=False), colour, atol=1e-6)
+    np.testing.assert_allclose(_colours(above, swapped=False), colour, atol=1e-6)
+    # ...man or king is the kings model's: its king logits grow with the tangent.
+    pieces = colour[:, 0] < 0.5
+    assert pieces.sum() > 10
+    kings = steep[:, Top.WHITE_KING] + steep[:, Top.BLACK_KING]
+    assert np.all(kings[pieces] > 0.9 * (1 - colour[pieces, 0]))
+    heights, _ = composed.predict_heights(crops, np.zeros(40))
+    assert heights.shape == (40,)
+
+
+def test_training_with_view_tangents_exports_a_model_that_reads_them(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("synth.render")
+    from models.train import main
+
+    out = tmp_path / "kings.onnx"
+    main(["--views", "--train-count", "300", "--train-parts", "1", "--test-count", "150",
+          "--minutes", "0.05", "--threads", "1", "--out", str(out),
+          "--cache", str(tmp_path / "cache")])  # fmt: skip
+    card = json.loads(card_path(out).read_text())
+    assert card["training"]["views"] is True and "view_tangents" in card["input"]
+    data = SquareSet.load(next((tmp_path / "cache").glob("synth-n150-*.npz")))
+    assert data.views is not None and np.all((data.views >= 0) & (data.views < 2))
+    model = OnnxSquareClassifier.load(out)
+    assert model.predict(data.crops[:5], data.views[:5]).shape == (5, len(Top))
+    with pytest.raises(ValueError, match="view tangent"):
+        model.predict(data.crops[:5])

@@ -123,9 +123,9 @@ def test_observer_samples_crops_through_the_estimated_camera(
     seen: list[np.ndarray] = []
 
     class Recording(PrototypeClassifier):
-        def predict(self, crops: np.ndarray) -> np.ndarray:
+        def predict(self, crops: np.ndarray, views: np.ndarray | None = None) -> np.ndarray:
             seen.append(crops)
-            return super().predict(crops)
+            return super().predict(crops, views)
 
     prototypes = ColourPrototypes((120, 128, 128), (220, 128, 128), (30, 128, 128))
     low = Observer(ObserverConfig(markers=None), RUSSIAN, Registration(), Recording(prototypes))
@@ -138,3 +138,21 @@ def test_observer_samples_crops_through_the_estimated_camera(
     assert low.observe(image, 0.0).board_found and high.observe(image, 0.0).board_found
     # Sampled at half a square up, the crops differ: the camera model is in use.
     assert np.abs(seen[0].astype(int) - seen[1].astype(int)).mean() > 5
+
+
+def test_view_tangents_agree_with_and_without_the_camera(
+    tilted_start: tuple[np.ndarray, dict[str, Any]],
+) -> None:
+    """The camera's true matrix and the homography's guess put the camera in the same
+    place: every cell's view tangent agrees to a few percent."""
+    from vision.rectify import view_tangents
+
+    image, truth = tilted_start
+    found = locate_markerless(image, 8)
+    assert isinstance(found, BoardLocation), found
+    camera = camera_model(np.array(truth["camera_matrix"]), found)
+    size = (image.shape[1], image.shape[0])
+    known = view_tangents(found, RUSSIAN.geometry, size, camera=camera)
+    guessed = view_tangents(found, RUSSIAN.geometry, size)
+    assert known.min() > 0.3  # a 35-degree camera: no cell is seen from above
+    np.testing.assert_allclose(guessed, known, rtol=0.05)

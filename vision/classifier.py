@@ -14,9 +14,13 @@ from vision.rectify import CELL, CropWindow
 class SquareClassifier(Protocol):
     """Reads the top of each square from its crop (:func:`vision.rectify.square_crops`)."""
 
-    def predict(self, crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+    def predict(
+        self, crops: npt.NDArray[np.uint8], views: npt.NDArray[np.float64] | None = None
+    ) -> npt.NDArray[np.float64]:
         """(S, crop, crop, 3) uint8 BGR crops -> (S, 5) probabilities over
-        :class:`rules.observation.Top`, each row summing to 1."""
+        :class:`rules.observation.Top`, each row summing to 1. ``views`` (S,): the cells'
+        :func:`vision.rectify.view_tangents`, for a classifier that weighs a stack's side
+        band against them (others ignore them)."""
         ...
 
 

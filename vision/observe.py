@@ -27,7 +27,7 @@ from vision.locate import (
 )
 from vision.occlusion import OcclusionGate, OcclusionSettings
 from vision.orient import shrink_to_grid
-from vision.rectify import CROP_PX, CameraModel, square_crops, warp_board
+from vision.rectify import CROP_PX, CameraModel, square_crops, view_tangents, warp_board
 from vision.tracker import BoardTracker, TrackerSettings
 
 log = logging.getLogger(__name__)
@@ -130,8 +130,10 @@ class Observer:
             camera=camera,
             window=crop_window(self.classifier),
         )
-        probs = self.classifier.predict(crops)
         geometry = self.variant.geometry
+        image_size = (frame.shape[1], frame.shape[0])
+        views = view_tangents(location, geometry, image_size, turns=turns, camera=camera)
+        probs = self.classifier.predict(crops, views)
         readings = []
         for sq, row in zip(geometry.squares, probs, strict=True):
             r, c = geometry.rowcol(sq)

@@ -112,7 +112,8 @@ class PrototypeClassifier:
 
     prototypes: ColourPrototypes
 
-    def predict(self, crops: Crops) -> Probs:
+    def predict(self, crops: Crops, views: npt.NDArray[np.float64] | None = None) -> Probs:
+        """Colours only: ``views`` do not matter to them."""
         p = self.prototypes
         white, black = (p.light, p.dark) if p.light_is_white else (p.dark, p.light)
         centres = np.asarray([p.empty, white, black], np.float64)

@@ -16,7 +16,7 @@ from vision.locate import BoardLocation, BoardNotFound, Image
 from vision.observe import ObserverConfig, Registration, locate
 from vision.orient import bottom_facing_turn, checker_contrast, parity_turns
 from vision.prototype import ColourPrototypes, PrototypeClassifier
-from vision.rectify import CELL, square_crops, white_view_to_image
+from vision.rectify import CELL, square_crops, view_tangents, white_view_to_image
 
 #: Below this probability for the best colour (man and king together) a square reads '?'.
 MIN_CONFIDENCE = 0.6
@@ -71,7 +71,8 @@ def read_image(
             crops = square_crops(
                 image, found, geometry, crop_px=config.crop_px, turns=turns, window=window
             )
-        probs = classifier.predict(crops)
+        image_size = (image.shape[1], image.shape[0])
+        probs = classifier.predict(crops, view_tangents(found, geometry, image_size, turns=turns))
     elif prototypes is None:
         probs = np.zeros((len(crops), len(Top)))
         probs[:, Top.EMPTY] = 1.0
