@@ -40,11 +40,12 @@ from pi.scoresheet import game_pdn
 from pi.wiring import throwaway_recording
 from rules import Variant, find_variant
 from rules.observation import Observation, SquareReading, Top
+from vision.camera import view_tangents
 from vision.classifier import SquareClassifier
 from vision.locate import BoardLocation, BoardNotFound, Image, LocateResult
 from vision.observe import Observer, ObserverConfig, Registration, locate
 from vision.prototype import ColourPrototypes, PrototypeClassifier
-from vision.rectify import CameraModel, square_crops, view_tangents
+from vision.rectify import CameraModel, square_crops
 
 READERS = ("wiring", "colours", "model")
 """``wiring``: the square classifier ``pi.wiring`` builds; ``colours``: the colour

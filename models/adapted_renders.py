@@ -19,7 +19,8 @@ from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import parse_stack
 from synth.scene import Style
-from vision.rectify import square_crops, view_tangents
+from vision.camera import view_tangents
+from vision.rectify import square_crops
 
 if TYPE_CHECKING:
     from synth.render import Renderer

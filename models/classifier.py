@@ -1,7 +1,7 @@
 """The shipped square classifier, run by onnxruntime (no torch needed).
 
 The ONNX file has one input ``crops`` ``(N, 3, H, W)`` float32 (and, for a model trained
-with view tangents, ``views`` ``(N, 1)``: :func:`vision.rectify.view_tangents`) and three
+with view tangents, ``views`` ``(N, 1)``: :func:`vision.camera.view_tangents`) and three
 outputs: ``top_logits (N, 5)``, ``height_logits (N, 9)`` and ``features (N, 64)``. Its
 card (``square_classifier.json`` beside it) names the class order, input size and
 normalisation; the code reads them from there rather than hard-coding them.
@@ -183,7 +183,7 @@ class OnnxSquareClassifier:
                 given = None if views is None else np.shape(views)
                 raise ValueError(
                     f"{self.path.name} reads one view tangent per crop "
-                    f"(vision.rectify.view_tangents); got {given} for {len(crops)} crops"
+                    f"(vision.camera.view_tangents); got {given} for {len(crops)} crops"
                 )
             inputs["views"] = np.asarray(views, np.float32).reshape(-1, 1)
         top_logits, height_logits, features = self.session.run(None, inputs)

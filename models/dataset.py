@@ -58,7 +58,7 @@ class SquareSet:
     values, ``heights (N,)`` disc counts (0 on an empty square); ``band_px (N,)``, where
     known (renders), how far the stack's top centre lies from its base centre in crop
     pixels: the height of the side band the camera sees (0 on an empty square);
-    ``views (N,)``, where known (renders), the cell's :func:`vision.rectify.view_tangents`
+    ``views (N,)``, where known (renders), the cell's :func:`vision.camera.view_tangents`
     as inference computes it."""
 
     crops: np.ndarray

@@ -18,9 +18,10 @@ import numpy as np
 from models.classifier import OnnxSquareClassifier
 from rules import find_variant
 from rules.observation import Top
+from vision.camera import view_tangents
 from vision.locate import BoardLocation
 from vision.prototype import ColourPrototypes, PrototypeClassifier
-from vision.rectify import CELL, CropWindow, orientation_matrix, square_crops, view_tangents
+from vision.rectify import CELL, CropWindow, orientation_matrix, square_crops
 
 LABELS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "damas_photos.txt"
 PHOTOS = Path("photos/checkers-8x8-aruco-damas")

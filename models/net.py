@@ -37,7 +37,7 @@ class SquareNet(nn.Module):
     are exported too, so a start-position frame can set per-set class prototypes.
 
     With ``views``, a second input ``(N, 1)``: each cell's view tangent
-    (:func:`vision.rectify.view_tangents`), the side band one disc shows per unit of disc
+    (:func:`vision.camera.view_tangents`), the side band one disc shows per unit of disc
     height. A crop cut on the board plane cannot tell a one-disc stack under a steep
     camera from a two-disc one under a gentle camera; the tangent can. It enters as a
     constant fourth channel (every layer may weigh the band against it) and beside the

@@ -24,8 +24,9 @@ from rules.variants import Variant
 from synth.pieces import disc_count
 from synth.render import Renderer
 from synth.scene import Style
+from vision.camera import view_tangents
 from vision.locate import BoardLocation
-from vision.rectify import CropWindow, square_crops, view_tangents
+from vision.rectify import CropWindow, square_crops
 
 log = logging.getLogger(__name__)
 

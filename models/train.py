@@ -247,7 +247,7 @@ def run(config: TrainConfig) -> dict[str, object]:
         "input_size": [config.size, config.size],
         "input": "crops (N, 3, H, W) float32 BGR from vision.rectify.square_crops with "
         "window=crop_window, x / 127.5 - 1"
-        + ("; views (N, 1) float32 from vision.rectify.view_tangents" if config.views else ""),
+        + ("; views (N, 1) float32 from vision.camera.view_tangents" if config.views else ""),
         "crop_window": WINDOWS[config.window].as_dict(),
         "normalisation": {"scale": 1 / 127.5, "offset": -1.0, "channel_order": "BGR"},
         "outputs": ["top_logits (N, 5)", "height_logits (N, 9)", "features (N, 64)"],

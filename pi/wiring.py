@@ -25,11 +25,12 @@ from pi.recording import RecorderAdapter
 from pi.tables import TableService
 from rules import Variant, find_variant
 from rules.observation import Observation
+from vision.camera import view_tangents
 from vision.classifier import SquareClassifier
 from vision.locate import BoardNotFound, Image
 from vision.observe import Observer, ObserverConfig, locate
 from vision.prototype import PrototypeClassifier
-from vision.rectify import square_crops, view_tangents
+from vision.rectify import square_crops
 
 log = logging.getLogger(__name__)
 

@@ -15,13 +15,13 @@ from rules.geometry import Square
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
 from synth.pieces import disc_count
+from vision.camera import view_tangents
 from vision.rectify import (
     CONTEXT,
     CROP_PX,
     CropWindow,
     nadir_point,
     square_crops,
-    view_tangents,
 )
 
 

@@ -18,6 +18,7 @@ from vision.camera import (
     camera_model,
     estimate_camera,
     focal_from_homography,
+    view_tangents,
 )
 from vision.locate import BoardLocation, locate_markerless
 
@@ -145,7 +146,6 @@ def test_view_tangents_agree_with_and_without_the_camera(
 ) -> None:
     """The camera's true matrix and the homography's guess put the camera in the same
     place: every cell's view tangent agrees to a few percent."""
-    from vision.rectify import view_tangents
 
     image, truth = tilted_start
     found = locate_markerless(image, 8)

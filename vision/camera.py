@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from rules.geometry import BoardGeometry
 from vision.locate import BoardLocation, FloatArray, Image
-from vision.rectify import CameraModel
+from vision.rectify import CameraModel, orientation_matrix
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -172,3 +173,28 @@ def estimate_camera(
         focal = focal_from_homography(board_to_image, size)
         matrix = np.array([[focal, 0, size[0] / 2], [0, focal, size[1] / 2], [0, 0, 1]])
     return camera_from_homography(board_to_image, matrix)
+
+
+def view_tangents(
+    location: BoardLocation,
+    geometry: BoardGeometry,
+    image_size: tuple[int, int],
+    *,
+    turns: int = 0,
+    camera: CameraModel | None = None,
+) -> FloatArray:
+    """(S,) per playable square, in Square order: the tangent of the angle between the
+    camera's ray to the cell's centre and the vertical, which is how far a point one
+    square side above the cell appears displaced on the board plane (for a low point):
+    what a stack's side band per disc is to be measured against. From ``camera`` where
+    one is known, else from :func:`estimate_camera` (near straight down its focal length
+    is the prior, and so the camera's height a guess, but there the tangents are small
+    whatever it is)."""
+    camera = camera or estimate_camera(location, image_size)
+    centre_h = np.linalg.svd(camera.projection)[2][-1]  # the camera's centre: P C = 0
+    centre = centre_h[:3] / centre_h[3]
+    cells = np.array([geometry.rowcol(sq)[::-1] for sq in geometry.squares], np.float64) + 0.5
+    rotate = orientation_matrix(turns, location.size)
+    board = (np.hstack([cells, np.ones((len(cells), 1))]) @ rotate.T)[:, :2]
+    height = max(abs(float(centre[2])), 1e-6)
+    return np.asarray(np.linalg.norm(board - centre[:2], axis=1) / height, np.float64)

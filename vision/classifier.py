@@ -19,7 +19,7 @@ class SquareClassifier(Protocol):
     ) -> npt.NDArray[np.float64]:
         """(S, crop, crop, 3) uint8 BGR crops -> (S, 5) probabilities over
         :class:`rules.observation.Top`, each row summing to 1. ``views`` (S,): the cells'
-        :func:`vision.rectify.view_tangents`, for a classifier that weighs a stack's side
+        :func:`vision.camera.view_tangents`, for a classifier that weighs a stack's side
         band against them (others ignore them)."""
         ...
 

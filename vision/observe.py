@@ -15,7 +15,7 @@ import numpy as np
 from rules.observation import Observation, SquareReading
 from rules.variants import Variant
 from vision.board_spec import MarkerBoardSpec
-from vision.camera import Intrinsics, Undistorter, estimate_camera
+from vision.camera import Intrinsics, Undistorter, estimate_camera, view_tangents
 from vision.classifier import SquareClassifier, crop_window
 from vision.locate import (
     BoardLocation,
@@ -27,7 +27,7 @@ from vision.locate import (
 )
 from vision.occlusion import OcclusionGate, OcclusionSettings
 from vision.orient import shrink_to_grid
-from vision.rectify import CROP_PX, CameraModel, square_crops, view_tangents, warp_board
+from vision.rectify import CROP_PX, CameraModel, square_crops, warp_board
 from vision.tracker import BoardTracker, TrackerSettings
 
 log = logging.getLogger(__name__)

@@ -11,12 +11,13 @@ from rules.observation import Top
 from rules.pieces import Stack
 from rules.position import Position
 from rules.variants import Color, Variant
+from vision.camera import view_tangents
 from vision.classifier import SquareClassifier, crop_window
 from vision.locate import BoardLocation, BoardNotFound, Image
 from vision.observe import ObserverConfig, Registration, locate
 from vision.orient import bottom_facing_turn, checker_contrast, parity_turns
 from vision.prototype import ColourPrototypes, PrototypeClassifier
-from vision.rectify import CELL, square_crops, view_tangents, white_view_to_image
+from vision.rectify import CELL, square_crops, white_view_to_image
 
 #: Below this probability for the best colour (man and king together) a square reads '?'.
 MIN_CONFIDENCE = 0.6

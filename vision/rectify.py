@@ -164,59 +164,15 @@ def nadir_point(
 ) -> FloatArray:
     """The image's vanishing point of vertical lines, homogeneous (3,): a stack grows in
     the image away from it. From ``camera`` where one is known; else from the homography
-    alone (:func:`_intrinsics_guess`)."""
+    alone, with the principal point at the image centre, square pixels, and the focal
+    length that makes the board's axes perpendicular (a default where that is ill-posed,
+    as for a camera looking straight down, where the focal length hardly matters)."""
     if camera is not None:
         return np.asarray(camera.projection[:, 2], np.float64)
-    intrinsics, plane_to_image = _intrinsics_guess(location, image_size)
-    to_camera = np.linalg.inv(intrinsics)
-    up = np.cross(to_camera @ plane_to_image[:, 0], to_camera @ plane_to_image[:, 1])
-    return np.asarray(intrinsics @ up, np.float64)
-
-
-def view_tangents(
-    location: BoardLocation,
-    geometry: BoardGeometry,
-    image_size: tuple[int, int],
-    *,
-    turns: int = 0,
-    camera: CameraModel | None = None,
-) -> FloatArray:
-    """(S,) per playable square, in Square order: the tangent of the angle between the
-    camera's ray to the cell's centre and the vertical, which is how far a point one
-    square side above the cell appears displaced on the board plane (for a low point):
-    what a stack's side band per disc is to be measured against. From ``camera`` where
-    one is known, else from the homography alone (:func:`_intrinsics_guess`; near straight
-    down the guessed focal length is a default, and so is the camera's height, but there
-    the tangents are small whatever it is)."""
-    if camera is not None:
-        centre_h = np.linalg.svd(camera.projection)[2][-1]
-        centre = centre_h[:3] / centre_h[3]
-    else:
-        intrinsics, plane_to_image = _intrinsics_guess(location, image_size)
-        pose = np.linalg.inv(intrinsics) @ plane_to_image  # scale * [r1 r2 t]
-        scale = 0.5 * (np.linalg.norm(pose[:, 0]) + np.linalg.norm(pose[:, 1]))
-        r1, r2, t = pose[:, 0] / scale, pose[:, 1] / scale, pose[:, 2] / scale
-        rotation = np.stack([r1, r2, np.cross(r1, r2)], axis=1)
-        centre = -rotation.T @ t
-    cells = np.array([geometry.rowcol(sq)[::-1] for sq in geometry.squares], np.float64) + 0.5
-    rotate = orientation_matrix(turns, location.size)
-    board = (np.hstack([cells, np.ones((len(cells), 1))]) @ rotate.T)[:, :2]
-    height = max(abs(float(centre[2])), 1e-6)
-    return np.asarray(np.linalg.norm(board - centre[:2], axis=1) / height, np.float64)
-
-
-def _intrinsics_guess(
-    location: BoardLocation, image_size: tuple[int, int]
-) -> tuple[FloatArray, FloatArray]:
-    """A camera matrix guessed from the homography alone, and the board-plane-to-image
-    homography: principal point at the image centre, square pixels, and the focal length
-    that makes the board's axes perpendicular (a default where that is ill-posed, as for a
-    camera looking straight down, where the focal length hardly matters)."""
     width, height = image_size
     centre = np.array([[1.0, 0.0, -width / 2], [0.0, 1.0, -height / 2], [0.0, 0.0, 1.0]])
-    plane_to_image = np.linalg.inv(location.homography)
-    centred = centre @ plane_to_image
-    h1, h2 = centred[:, 0], centred[:, 1]
+    plane_to_image = centre @ np.linalg.inv(location.homography)
+    h1, h2 = plane_to_image[:, 0], plane_to_image[:, 1]
     guesses = []
     for numerator, denominator in (
         (-(h1[0] * h2[0] + h1[1] * h2[1]), h1[2] * h2[2]),
@@ -226,8 +182,10 @@ def _intrinsics_guess(
             guesses.append(float(np.sqrt(numerator / denominator)))
     plausible = [f for f in guesses if 0.3 * max(image_size) < f < 5 * max(image_size)]
     focal = float(np.median(plausible)) if plausible else float(max(image_size))
-    intrinsics = np.array([[focal, 0.0, width / 2], [0.0, focal, height / 2], [0.0, 0.0, 1.0]])
-    return intrinsics, np.asarray(plane_to_image, np.float64)
+    to_camera = np.diag([1 / focal, 1 / focal, 1.0])
+    up = np.cross(to_camera @ h1, to_camera @ h2)
+    nadir = np.linalg.inv(centre) @ np.diag([focal, focal, 1.0]) @ up
+    return np.asarray(nadir, np.float64)
 
 
 #: Unit steps in the White-view plane: up, right, down, left (y runs down the board).
