@@ -143,9 +143,8 @@ class OnnxSquareClassifier:
         kings = None
         if card.get("kings_model"):
             kings = cls.load(path.parent / str(card["kings_model"]))
-            if kings.crop_size != (height, width) or kings.window != CropWindow(
-                **card.get("crop_window", {})
-            ):
+            same_crops = kings.card.get("crop_window") == card.get("crop_window")
+            if kings.crop_size != (height, width) or not same_crops:
                 raise ModelFileError(
                     f"kings model {str(kings.path)!r} reads other crops than {str(path)!r}"
                 )
@@ -164,7 +163,8 @@ class OnnxSquareClassifier:
 
     def run(self, crops: np.ndarray, views: np.ndarray | None = None) -> SquarePrediction:
         """All outputs for ``crops (N, H, W, 3)`` uint8 BGR, in one batch; ``views (N,)``:
-        the cells' view tangents, for a model that reads them (:attr:`reads_views`).
+        the cells' view tangents, for a model that reads them (its ONNX file has a ``views``
+        input, or its kings model's has).
 
         :raises ValueError: the crops are not of the model's input size, or the model
             reads view tangents and none (or not one per crop) were given.
