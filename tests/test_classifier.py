@@ -62,13 +62,6 @@ def _colours(tops: np.ndarray) -> str:
     return "".join(Top(int(t)).symbol.lower() for t in tops)
 
 
-HEIGHTS_SHORTFALL = pytest.mark.xfail(
-    reason="tower heights are exact on 78.2% of held-out towers (82.2% where the side band "
-    "is visible), short of 99.5%: see metrics in models/square_classifier.json",
-    strict=False,
-)
-
-
 def test_reads_occupancy_and_colour_of_a_fresh_render(classifier: OnnxSquareClassifier) -> None:
     v = find_variant("russian")
     crops, tops, _, views = _render_crops(Position.initial(v), seed=3)
@@ -96,7 +89,6 @@ def test_reads_every_square_of_a_fresh_render(classifier: OnnxSquareClassifier) 
     assert [Top(t).name for t in probs.argmax(axis=1)] == [Top(t).name for t in tops]
 
 
-@HEIGHTS_SHORTFALL
 def test_reads_tower_heights(classifier: OnnxSquareClassifier) -> None:
     v = find_variant("bashni")
     g = v.geometry
@@ -287,9 +279,9 @@ def test_reads_labelled_photos_after_calibration(
 
 
 @pytest.mark.xfail(
-    reason="94.1% per square after calibration, short of 99.5%: this set marks kings with a "
-    "crown sticker and its men are tall; the shipped model never saw either (synth draws "
-    "them now: Style.king_mark, piece_height; see docs/models.md)",
+    reason="96.1% per square after calibration, short of 99.5%: this set marks kings with a "
+    "crown sticker on tall men, which synth renders and the kings model learnt only in part "
+    "(13 man/king errors, 7 colour: see docs/models.md)",
     strict=False,
 )
 def test_labelled_photos_meet_the_target(
