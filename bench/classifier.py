@@ -84,10 +84,9 @@ def main(argv: list[str] | None = None) -> None:
                 }
             )
         )
-    crops = data.crops[:50]
-    views = None if data.views is None else data.views[:50]
+    first = data.subset(slice(50))
     cpu_start = time.process_time()
-    wall_ms = latency_ms(classifier, crops, views)
+    wall_ms = latency_ms(classifier, first.crops, first.views)
     cpu_ms = (time.process_time() - cpu_start) * 1000 / 31  # latency_ms makes 31 calls
     print(
         json.dumps(

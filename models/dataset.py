@@ -111,7 +111,7 @@ class SquareSet:
             joined([p.views for p in parts]),
         )
 
-    def subset(self, index: np.ndarray) -> SquareSet:
+    def subset(self, index: np.ndarray | slice) -> SquareSet:
         def part(values: np.ndarray | None) -> np.ndarray | None:
             return None if values is None else values[index]
 

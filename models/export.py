@@ -155,8 +155,8 @@ def evaluate(
     tops: list[np.ndarray] = []
     heights: list[np.ndarray] = []
     for i in range(0, len(data), batch):
-        views = None if data.views is None else data.views[i : i + batch]
-        out = classifier.run(data.crops[i : i + batch], views)
+        part = data.subset(slice(i, i + batch))
+        out = classifier.run(part.crops, part.views)
         tops.append(out.tops.argmax(axis=1))
         heights.append(out.heights.argmax(axis=1))
     top_pred = np.concatenate(tops)
