@@ -42,7 +42,7 @@ from rules.variants import Variant
 from vision.board_spec import MIN_BORDER_MM
 from vision.locate import BoardLocation, Image
 from vision.prototype import PrototypeClassifier
-from vision.rectify import square_crops, white_view_to_image
+from vision.rectify import square_centres, square_crops, white_view_to_image
 
 VARIANTS = ("lasca", "russian", "international")
 #: Men whose lightness differs by less than this (Lab L, 0..255) look alike in lightness.
@@ -65,8 +65,7 @@ def centre_error_squares(
     places it and where the renderer drew it."""
     geometry = variant.geometry
     location = calibrated_location(table)
-    cells = np.array([geometry.rowcol(sq)[::-1] for sq in geometry.squares], np.float64) + 0.5
-    found = white_view_to_image(location, cells, turns=table.turns)
+    found = white_view_to_image(location, square_centres(geometry), turns=table.turns)
     centres = truth["centres"]
     assert isinstance(centres, dict)
     drawn = np.array([centres[geometry.name(sq)] for sq in geometry.squares], np.float64)

@@ -18,7 +18,7 @@ import numpy as np
 
 from rules.geometry import BoardGeometry
 from vision.locate import BoardLocation, FloatArray, Image
-from vision.rectify import CameraModel, orientation_matrix
+from vision.rectify import CameraModel, square_centres, white_view_to_board
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -193,8 +193,6 @@ def view_tangents(
     camera = camera or estimate_camera(location, image_size)
     centre_h = np.linalg.svd(camera.projection)[2][-1]  # the camera's centre: P C = 0
     centre = centre_h[:3] / centre_h[3]
-    cells = np.array([geometry.rowcol(sq)[::-1] for sq in geometry.squares], np.float64) + 0.5
-    rotate = orientation_matrix(turns, location.size)
-    board = (np.hstack([cells, np.ones((len(cells), 1))]) @ rotate.T)[:, :2]
+    board = white_view_to_board(square_centres(geometry), turns=turns, size=location.size)
     height = max(abs(float(centre[2])), 1e-6)
     return np.asarray(np.linalg.norm(board - centre[:2], axis=1) / height, np.float64)

@@ -87,6 +87,18 @@ def orientation_matrix(turns: int, size: int) -> FloatArray:
     return np.asarray(np.linalg.matrix_power(turn, turns % 4), np.float64)
 
 
+def square_centres(geometry: BoardGeometry) -> FloatArray:
+    """(S, 2) White-view centres of the playable squares, in Square order."""
+    cells = np.array([geometry.rowcol(sq)[::-1] for sq in geometry.squares], np.float64)
+    return np.asarray(cells + 0.5, np.float64)
+
+
+def white_view_to_board(points: FloatArray, *, turns: int, size: int) -> FloatArray:
+    """(K, 2) White-view plane points to the board plane of a ``size`` board."""
+    rotate = orientation_matrix(turns, size)
+    return np.asarray((np.hstack([points, np.ones((len(points), 1))]) @ rotate.T)[:, :2])
+
+
 def white_view_to_image(
     location: BoardLocation,
     points: FloatArray,
@@ -96,8 +108,7 @@ def white_view_to_image(
     camera: CameraModel | None = None,
 ) -> FloatArray:
     """(K, 2) White-view plane points at ``height`` to (K, 2) image pixels."""
-    rotate = orientation_matrix(turns, location.size)
-    board = (np.hstack([points, np.ones((len(points), 1))]) @ rotate.T)[:, :2]
+    board = white_view_to_board(points, turns=turns, size=location.size)
     if camera is not None:
         return camera.project(np.hstack([board, np.full((len(board), 1), height)]))
     return location.to_image(np.asarray(board, np.float64))
@@ -138,15 +149,15 @@ def square_crops(
     """
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     target = np.array([[0, 0], [crop_px, 0], [crop_px, crop_px], [0, crop_px]], np.float32)
-    cells = np.array([geometry.rowcol(sq)[::-1] for sq in geometry.squares], np.float64)
+    centres = square_centres(geometry)
     nadir = None
     if window.upright == "image":
         nadir = nadir_point(location, (colour.shape[1], colour.shape[0]), camera)
-    corners = _window_corners(location, cells + 0.5, window, turns, nadir).reshape(-1, 2)
+    corners = _window_corners(location, centres, window, turns, nadir).reshape(-1, 2)
     pixels = white_view_to_image(
         location, corners, turns=turns, height=stack_height, camera=camera
     ).reshape(-1, 4, 2)
-    crops = np.empty((len(cells), crop_px, crop_px, 3), np.uint8)
+    crops = np.empty((len(centres), crop_px, crop_px, 3), np.uint8)
     for k, quad in enumerate(pixels.astype(np.float32)):
         matrix = cv2.getPerspectiveTransform(quad, target)
         crops[k] = cv2.warpPerspective(
