@@ -40,7 +40,7 @@ from pi.scoresheet import game_pdn
 from pi.wiring import throwaway_recording
 from rules import Variant, find_variant
 from rules.observation import Observation, SquareReading, Top
-from vision.camera import view_tangents
+from vision.camera import crops_and_views
 from vision.classifier import SquareClassifier
 from vision.locate import BoardLocation, BoardNotFound, Image, LocateResult
 from vision.observe import Observer, ObserverConfig, Registration, locate
@@ -82,9 +82,15 @@ def build_classifier(
         from models.classifier import OnnxSquareClassifier  # onnxruntime only when asked
 
         model = OnnxSquareClassifier.load()
-        start = crops(crop_px=model.crop_size[0], window=model.window)
-        image_size = (image.shape[1], image.shape[0])
-        views = view_tangents(location, variant.geometry, image_size, turns=turns, camera=camera)
+        start, views = crops_and_views(
+            image,
+            location,
+            variant.geometry,
+            crop_px=model.crop_size[0],
+            window=model.window,
+            turns=turns,
+            camera=camera,
+        )
         return model.adapted(start, np.array([int(t) for t in tops]), views)
     raise ValueError(f"unknown reader {reader!r} (expected one of {READERS})")
 

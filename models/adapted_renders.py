@@ -19,8 +19,7 @@ from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import parse_stack
 from synth.scene import Style
-from vision.camera import view_tangents
-from vision.rectify import square_crops
+from vision.camera import crops_and_views
 
 if TYPE_CHECKING:
     from synth.render import Renderer
@@ -54,9 +53,15 @@ class Tally:
 
 
 def adapted_render_figures(
-    classifier: OnnxSquareClassifier, *, sets: int = 20, positions: int = 3, seed: int = 2026
+    classifier: OnnxSquareClassifier,
+    *,
+    sets: int = 20,
+    positions: int = 3,
+    seed: int = 2026,
+    crowns: float = 0.0,
 ) -> dict[str, dict[str, float | int]]:
-    """Errors of the unadapted and adapted readers over ``sets`` rendered sets."""
+    """Errors of the unadapted and adapted readers over ``sets`` rendered sets, a share
+    ``crowns`` of the draughts sets crowning kings on men one to four discs tall."""
     from synth.render import Renderer  # needs GL
 
     rng = np.random.default_rng(seed)
@@ -64,7 +69,7 @@ def adapted_render_figures(
     with Renderer() as renderer:
         for k in range(sets):
             variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
-            style = Style.random(seed * 1000 + k, variant, hand=False)
+            style = Style.random(seed * 1000 + k, variant, hand=False, crowns=crowns)
 
             start = _crops_and_tops(renderer, Position.initial(variant), style, classifier)
             readers = {
@@ -88,7 +93,7 @@ def _crops_and_tops(
     rendered = renderer.render(position, style)
     variant = position.variant
     location = location_from_truth(rendered.truth, variant.size)
-    crops = square_crops(
+    crops, views = crops_and_views(
         rendered.image,
         location,
         variant.geometry,
@@ -98,6 +103,4 @@ def _crops_and_tops(
     squares: dict[str, str] = rendered.truth["squares"]
     names = [variant.geometry.name(sq) for sq in variant.geometry.squares]
     stacks = [parse_stack(squares[n]) if squares[n] else () for n in names]
-    image_size = (rendered.image.shape[1], rendered.image.shape[0])
-    views = view_tangents(location, variant.geometry, image_size)
     return crops, np.array([Top.of(s[0] if s else None) for s in stacks]), views

@@ -37,6 +37,8 @@ NEAREST = True
 labelled photos: docs/models.md)."""
 KING_MARGIN = 1.0
 """Log-odds margin past the start frame's men before a piece of that set reads as a king."""
+MAN_HEIGHTS = (0.7, 0.85, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0)
+"""A set's man heights, in synth discs, that adaptation tries on the start frame."""
 HEAD_COLOUR_WEIGHT = 0.5
 """An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
 the trained head's to this power: the head alone knows renders' occupancy best, the
@@ -105,6 +107,10 @@ class OnnxSquareClassifier:
     and this set's White may be the darker)."""
     kings: OnnxSquareClassifier | None = None
     """The card's ``kings_model``: man or king and stack height come from it."""
+    view_scale: float = 1.0
+    """This set's man height in synth discs, set by :meth:`adapted`: the kings model reads
+    view tangents in that unit, since to the camera taller men are the usual discs seen
+    more steeply (it was trained so: :func:`models.synth_source.board_crops`)."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> OnnxSquareClassifier:
@@ -190,7 +196,7 @@ class OnnxSquareClassifier:
         tops = softmax(top_logits)
         heights = softmax(height_logits)
         if self.kings is not None:
-            kings = self.kings.run(crops, views)
+            kings = self.kings.run(crops, None if views is None else views * self.view_scale)
             tops = _split_kings(_colours(tops, swapped=False), kings.tops, (0.0, 0.0))
             heights = kings.heights
         if self.prototypes is not None and self.prototype_kinds is not None:
@@ -234,8 +240,11 @@ class OnnxSquareClassifier:
         Man or king still comes from the trained head, shifted so that the frame's men
         read as men (no king stands on a start position). ``head_weight``: how much the
         trained head's colours count beside the prototypes (:data:`HEAD_COLOUR_WEIGHT`),
-        swapped if the head reads most of this frame's White men as Black."""
-        start = self.run(crops, views)
+        swapped if the head reads most of this frame's White men as Black. The kings
+        model's unit of height is the men's (:attr:`view_scale`)."""
+        men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
+        scale = self._man_height(crops[men], views[men]) if views is not None else 1.0
+        start = replace(self, view_scale=scale).run(crops, views)
         features = start.features
         groups = [Top.EMPTY, Top.WHITE_MAN, Top.BLACK_MAN]
         missing = [t.name for t in groups if not np.any(tops == t)]
@@ -252,7 +261,6 @@ class OnnxSquareClassifier:
         # shift: past the 90th percentile of their king log-odds, with a margin.
         # Each colour apart: a set's two colours need not look equally tall.
         odds = _king_odds(start.tops)
-        men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
         head = _colours(start.tops[men], swapped=False)
         agree = float(np.mean((head[:, 1] > head[:, 2]) == (tops[men] == Top.WHITE_MAN)))
         bias = tuple(
@@ -266,7 +274,23 @@ class OnnxSquareClassifier:
             king_bias=(bias[0], bias[1]),
             head_weight=head_weight,
             head_swapped=agree < 0.5,
+            view_scale=scale,
         )
+
+    def _man_height(self, men: np.ndarray, views: np.ndarray) -> float:
+        """The men's height in synth discs (of :data:`MAN_HEIGHTS`) under which the kings
+        model reads the most of these crops of men as one piece tall; the nearest to 1
+        of those within a hundredth of the best (seen from straight down all are alike)."""
+        if self.kings is None or len(men) == 0:
+            return 1.0
+        single = [
+            float(self.kings.run(men, views * scale).heights[:, 1].mean()) for scale in MAN_HEIGHTS
+        ]
+        near_first = sorted(range(len(MAN_HEIGHTS)), key=lambda k: abs(np.log(MAN_HEIGHTS[k])))
+        best = max(single)
+        chosen = next(k for k in near_first if single[k] >= best - 0.01)
+        log.info("the start frame's men stand %.2f synth discs tall", MAN_HEIGHTS[chosen])
+        return MAN_HEIGHTS[chosen]
 
 
 def _king_odds(trained: np.ndarray) -> np.ndarray:

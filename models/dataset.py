@@ -59,7 +59,8 @@ class SquareSet:
     known (renders), how far the stack's top centre lies from its base centre in crop
     pixels: the height of the side band the camera sees (0 on an empty square);
     ``views (N,)``, where known (renders), the cell's :func:`vision.camera.view_tangents`
-    as inference computes it."""
+    as inference computes it, times the set's man height in synth discs (1 but on crowned
+    sets of tall men; inference measures it: ``OnnxSquareClassifier.view_scale``)."""
 
     crops: np.ndarray
     tops: np.ndarray
@@ -171,6 +172,8 @@ def cached_set(
     tag: str = "ctx" if window == "context" else window  # sets from before windows are stale
     if crowns > 0:  # a crowned share renders other boards: another file
         tag += f"-crowns{round(100 * crowns)}" + ("" if tallest == 4.0 else f"-tall{tallest:g}")
+        if tallest > 1:  # views in men's heights; sets cached before held bare tangents
+            tag += "-mh"
     if nadir:  # near-nadir draughts boards only: another file
         tag += "-nadir"
     path = cache / f"{source}-n{count}-s{seed}-{size}px-{tag}.npz"

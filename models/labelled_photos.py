@@ -18,10 +18,10 @@ import numpy as np
 from models.classifier import OnnxSquareClassifier
 from rules import find_variant
 from rules.observation import Top
-from vision.camera import view_tangents
+from vision.camera import crops_and_views
 from vision.locate import BoardLocation
 from vision.prototype import ColourPrototypes, PrototypeClassifier
-from vision.rectify import CELL, CropWindow, orientation_matrix, square_crops
+from vision.rectify import CELL, CropWindow, orientation_matrix
 
 LABELS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "damas_photos.txt"
 PHOTOS = Path("photos/checkers-8x8-aruco-damas")
@@ -98,11 +98,9 @@ def photo_squares(
         board = [(int(y), int(x)) for x, y, _ in centres]
         if pieces <= set(board):
             tops = np.array([SYMBOLS[photo.rows[r][c]] for r, c in board], np.int64)
-            crops = square_crops(
-                image, location, GEOMETRY, crop_px=crop_px, turns=turns, window=window
+            crops, views = crops_and_views(
+                image, location, GEOMETRY, crop_px=crop_px, window=window, turns=turns
             )
-            image_size = (image.shape[1], image.shape[0])
-            views = view_tangents(location, GEOMETRY, image_size, turns=turns)
             return crops, tops, views
     raise ValueError(f"{photo.path}: pieces stand on squares of both colours")
 

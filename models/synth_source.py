@@ -24,9 +24,9 @@ from rules.variants import Variant
 from synth.pieces import disc_count
 from synth.render import Renderer
 from synth.scene import Style
-from vision.camera import view_tangents
+from vision.camera import crops_and_views
 from vision.locate import BoardLocation
-from vision.rectify import CropWindow, square_crops
+from vision.rectify import CropWindow
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +80,8 @@ def board_crops(
     nadir: bool = False,
 ) -> SquareSet:
     """Render one random board; its crops, tops, disc counts, side-band heights in crop
-    pixels (:attr:`models.dataset.SquareSet.band_px`) and view tangents, in Square order,
+    pixels (:attr:`models.dataset.SquareSet.band_px`) and view tangents times the set's man
+    height in discs, in Square order,
     less the squares a hand hides. ``nadir``:
     a draughts board with stacked kings seen from at most :data:`NADIR_TILT_DEG`."""
     names = NADIR_VARIANTS if nadir else VARIANTS
@@ -92,9 +93,13 @@ def board_crops(
     rendered = renderer.render(position, style)
     geometry = variant.geometry
     location = location_from_truth(rendered.truth, variant.size)
-    crops = square_crops(rendered.image, location, geometry, crop_px=size, window=window)
-    image_size = (rendered.image.shape[1], rendered.image.shape[0])
-    views = view_tangents(location, geometry, image_size).astype(np.float32)
+    crops, tangents = crops_and_views(
+        rendered.image, location, geometry, crop_px=size, window=window
+    )
+    # In units of this set's man height (synth's disc is 1): to the camera, taller men
+    # are the usual discs seen more steeply. Inference measures the unit on the start
+    # frame (models.classifier.OnnxSquareClassifier.view_scale).
+    views = (tangents * style.piece_height).astype(np.float32)
     occlusion: dict[str, float] = rendered.truth["occlusion"]
     squares: dict[str, str] = rendered.truth["squares"]
     tops = np.empty(len(crops), np.int64)

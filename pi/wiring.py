@@ -25,12 +25,11 @@ from pi.recording import RecorderAdapter
 from pi.tables import TableService
 from rules import Variant, find_variant
 from rules.observation import Observation
-from vision.camera import view_tangents
+from vision.camera import crops_and_views
 from vision.classifier import SquareClassifier
 from vision.locate import BoardNotFound, Image
 from vision.observe import Observer, ObserverConfig, locate
 from vision.prototype import PrototypeClassifier
-from vision.rectify import square_crops
 
 log = logging.getLogger(__name__)
 
@@ -91,18 +90,14 @@ def _adapted_model(
         log.warning("reading with the colour prototypes: %s", found.reason)
         return None
     registration = table.registration()
-    crops = square_crops(
+    crops, views = crops_and_views(
         frame,
         found,
         variant.geometry,
         crop_px=model.crop_size[0],
+        window=model.window,
         turns=registration.turns,
         camera=registration.camera,
-        window=model.window,
-    )
-    image_size = (frame.shape[1], frame.shape[0])
-    views = view_tangents(
-        found, variant.geometry, image_size, turns=registration.turns, camera=registration.camera
     )
     return model.adapted(crops, np.array(start_tops(variant), np.int64), views)
 

@@ -4,24 +4,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from models.classifier import DEFAULT_MODEL, ModelFileError, OnnxSquareClassifier, card_path
 from models.synth_source import location_from_truth
-from rules import Position, find_variant
+from rules import Position, Variant, find_variant
 from rules.geometry import Square
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
 from synth.pieces import disc_count
-from vision.camera import view_tangents
+from vision.camera import crops_and_views, view_tangents
 from vision.rectify import (
     CONTEXT,
     CROP_PX,
     CropWindow,
     nadir_point,
-    square_crops,
 )
 
 
@@ -31,23 +31,23 @@ def classifier() -> OnnxSquareClassifier:
 
 
 def _render_crops(
-    position: Position, seed: int, window: CropWindow = CONTEXT
+    position: Position, seed: int, window: CropWindow = CONTEXT, **style_fields: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Crops (the model's window), true tops, true disc counts and view tangents of a
-    render of ``position`` with the camera tilted 10 degrees."""
+    render of ``position`` with the camera tilted 10 degrees (or as ``style_fields`` say)."""
     render = pytest.importorskip("synth.render")
     from synth.scene import Style
 
-    style = Style(seed=seed, variant=position.variant.name, tilt_deg=10.0)
+    fields = {"tilt_deg": 10.0, **style_fields}
+    style = Style(seed=seed, variant=position.variant.name, **fields)
     rendered = render.render_position(position, style)
     geometry = position.variant.geometry
     location = location_from_truth(rendered.truth, position.variant.size)
-    crops = square_crops(rendered.image, location, geometry, window=window)
+    crops, views = crops_and_views(rendered.image, location, geometry, window=window)
     stacks = [parse_stack(rendered.truth["squares"][geometry.name(sq)]) for sq in geometry.squares]
     tops = np.array([Top.of(s[0] if s else None) for s in stacks])
     heights = np.array([disc_count(s, position.variant.towers) for s in stacks])
-    image_size = (rendered.image.shape[1], rendered.image.shape[0])
-    return crops, tops, heights, view_tangents(location, geometry, image_size)
+    return crops, tops, heights, views
 
 
 def test_card_matches_the_model_and_vision_crop(classifier: OnnxSquareClassifier) -> None:
@@ -129,6 +129,28 @@ def test_adaptation_follows_the_set_whose_white_is_the_darker_piece(
     other_crops, other_tops, _, other_views = _render_crops(position, seed=12)
     read = adapted.predict(other_crops, other_views).argmax(axis=1)
     assert _colours(read) == _colours(swap[other_tops])
+
+
+def test_adaptation_measures_how_tall_the_sets_men_are(classifier: OnnxSquareClassifier) -> None:
+    # Men three discs tall under a camera tilted 30 degrees show the side band that the
+    # usual discs show 60 degrees from vertical; adaptation measures them on the start
+    # frame, and the crowned kings of that set are then told from its men by the crown.
+    russian = find_variant("russian")
+    tall = {"tilt_deg": 30.0, "king_mark": "crown", "piece_height": 3.0}
+    usual = classifier.adapted(*_start_frame(russian, tilt_deg=30.0))
+    assert 0.8 <= usual.view_scale <= 1.25
+    adapted = classifier.adapted(*_start_frame(russian, **tall))
+    assert 2.4 <= adapted.view_scale <= 3.6
+    stacks = {sq: (WHITE_KING,) if sq % 3 else (BLACK_MAN,) for sq in range(0, 32, 2)}
+    position = Position.from_stacks(russian, stacks, russian.first_to_move)
+    crops, tops, _, views = _render_crops(position, seed=5, **tall)
+    assert adapted.predict(crops, views).argmax(axis=1).tolist() == tops.tolist()
+
+
+def _start_frame(variant: Variant, **style_fields: Any) -> tuple[np.ndarray, ...]:
+    """A start position's crops, tops and view tangents (adaptation's inputs)."""
+    crops, tops, _, views = _render_crops(Position.initial(variant), 4, **style_fields)
+    return crops, tops, views
 
 
 def test_adaptation_needs_a_start_position(classifier: OnnxSquareClassifier) -> None:

@@ -116,8 +116,13 @@ def test_sets_with_crowned_kings_are_cached_apart(tmp_path: Path) -> None:
 
     cached_set("procedural", 4, seed=2, size=48, cache=tmp_path)
     cached_set("procedural", 4, seed=2, size=48, cache=tmp_path, crowns=0.3)
+    cached_set("procedural", 4, seed=2, size=48, cache=tmp_path, crowns=0.3, tallest=1.0)
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["procedural-n4-s2-48px-ctx-crowns30.npz", "procedural-n4-s2-48px-ctx.npz"]
+    assert names == [
+        "procedural-n4-s2-48px-ctx-crowns30-mh.npz",  # view tangents in men's heights
+        "procedural-n4-s2-48px-ctx-crowns30-tall1.npz",
+        "procedural-n4-s2-48px-ctx.npz",
+    ]
 
 
 def test_pieces_are_drawn_into_batches_as_often_as_weighted() -> None:

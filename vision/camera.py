@@ -15,10 +15,19 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from rules.geometry import BoardGeometry
 from vision.locate import BoardLocation, FloatArray, Image
-from vision.rectify import CameraModel, square_centres, white_view_to_board
+from vision.rectify import (
+    CELL,
+    CROP_PX,
+    CameraModel,
+    CropWindow,
+    square_centres,
+    square_crops,
+    white_view_to_board,
+)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -196,3 +205,31 @@ def view_tangents(
     board = white_view_to_board(square_centres(geometry), turns=turns, size=location.size)
     height = max(abs(float(centre[2])), 1e-6)
     return np.asarray(np.linalg.norm(board - centre[:2], axis=1) / height, np.float64)
+
+
+def crops_and_views(
+    image: Image,
+    location: BoardLocation,
+    geometry: BoardGeometry,
+    *,
+    crop_px: int = CROP_PX,
+    window: CropWindow = CELL,
+    turns: int = 0,
+    camera: CameraModel | None = None,
+    stack_height: float = 0.0,
+) -> tuple[npt.NDArray[np.uint8], FloatArray]:
+    """A square classifier's input: :func:`vision.rectify.square_crops` and the cells'
+    :func:`view_tangents`, cut together so the tangents always belong to the crops'
+    camera and turn."""
+    crops = square_crops(
+        image,
+        location,
+        geometry,
+        crop_px=crop_px,
+        turns=turns,
+        stack_height=stack_height,
+        camera=camera,
+        window=window,
+    )
+    image_size = (image.shape[1], image.shape[0])
+    return crops, view_tangents(location, geometry, image_size, turns=turns, camera=camera)

@@ -15,7 +15,7 @@ import numpy as np
 from rules.observation import Observation, SquareReading
 from rules.variants import Variant
 from vision.board_spec import MarkerBoardSpec
-from vision.camera import Intrinsics, Undistorter, estimate_camera, view_tangents
+from vision.camera import Intrinsics, Undistorter, crops_and_views, estimate_camera
 from vision.classifier import SquareClassifier, crop_window
 from vision.locate import (
     BoardLocation,
@@ -27,7 +27,7 @@ from vision.locate import (
 )
 from vision.occlusion import OcclusionGate, OcclusionSettings
 from vision.orient import shrink_to_grid
-from vision.rectify import CROP_PX, CameraModel, square_crops, warp_board
+from vision.rectify import CROP_PX, CameraModel, warp_board
 from vision.tracker import BoardTracker, TrackerSettings
 
 log = logging.getLogger(__name__)
@@ -120,19 +120,17 @@ class Observer:
             frame, location, px_per_square=self.config.occlusion.cell_px, turns=turns
         )
         gate = self.gate.update(board)
-        crops = square_crops(
+        geometry = self.variant.geometry
+        crops, views = crops_and_views(
             frame,
             location,
-            self.variant.geometry,
+            geometry,
             crop_px=self.config.crop_px,
-            turns=turns,
-            stack_height=self.config.stack_height,
-            camera=camera,
             window=crop_window(self.classifier),
+            turns=turns,
+            camera=camera,
+            stack_height=self.config.stack_height,
         )
-        geometry = self.variant.geometry
-        image_size = (frame.shape[1], frame.shape[0])
-        views = view_tangents(location, geometry, image_size, turns=turns, camera=camera)
         probs = self.classifier.predict(crops, views)
         readings = []
         for sq, row in zip(geometry.squares, probs, strict=True):

@@ -11,13 +11,13 @@ from rules.observation import Top
 from rules.pieces import Stack
 from rules.position import Position
 from rules.variants import Color, Variant
-from vision.camera import view_tangents
+from vision.camera import crops_and_views
 from vision.classifier import SquareClassifier, crop_window
 from vision.locate import BoardLocation, BoardNotFound, Image
 from vision.observe import ObserverConfig, Registration, locate
 from vision.orient import bottom_facing_turn, checker_contrast, parity_turns
 from vision.prototype import ColourPrototypes, PrototypeClassifier
-from vision.rectify import CELL, square_crops, white_view_to_image
+from vision.rectify import square_crops, white_view_to_image
 
 #: Below this probability for the best colour (man and king together) a square reads '?'.
 MIN_CONFIDENCE = 0.6
@@ -63,22 +63,24 @@ def read_image(
     if registration is None:
         registration = Registration(bottom_facing_turn(found, parity_turns(image, found, geometry)))
     turns = registration.turns
-    crops = square_crops(image, found, geometry, crop_px=config.crop_px, turns=turns)
-    if classifier is None:
+    if classifier is not None:  # the model reads its own window, and the view tangents
+        crops, views = crops_and_views(
+            image,
+            found,
+            geometry,
+            crop_px=config.crop_px,
+            window=crop_window(classifier),
+            turns=turns,
+        )
+        probs = classifier.predict(crops, views)
+    else:  # the colour prototypes read the plain cell
+        crops = square_crops(image, found, geometry, crop_px=config.crop_px, turns=turns)
         prototypes = prototypes or ColourPrototypes.cluster(crops)
-    if classifier is not None:
-        window = crop_window(classifier)
-        if window != CELL:  # the model reads its own window, the prototypes the plain cell
-            crops = square_crops(
-                image, found, geometry, crop_px=config.crop_px, turns=turns, window=window
-            )
-        image_size = (image.shape[1], image.shape[0])
-        probs = classifier.predict(crops, view_tangents(found, geometry, image_size, turns=turns))
-    elif prototypes is None:
-        probs = np.zeros((len(crops), len(Top)))
-        probs[:, Top.EMPTY] = 1.0
-    else:
-        probs = PrototypeClassifier(prototypes).predict(crops)
+        if prototypes is None:  # no two piece colours to tell apart: all empty
+            probs = np.zeros((len(crops), len(Top)))
+            probs[:, Top.EMPTY] = 1.0
+        else:
+            probs = PrototypeClassifier(prototypes).predict(crops)
     tops = [_symbol(row) for row in probs]
     return BoardReading(
         size=geometry.size,
