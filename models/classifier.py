@@ -37,8 +37,10 @@ NEAREST = True
 labelled photos: docs/models.md)."""
 KING_MARGIN = 1.0
 """Log-odds margin past the start frame's men before a piece of that set reads as a king."""
-MAN_HEIGHTS = (0.7, 0.85, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0)
-"""A set's man heights, in synth discs, that adaptation tries on the start frame."""
+VIEW_SCALES = np.geomspace(0.4, 6.0, 17)
+"""Scales of the view tangents that adaptation tries on the start frame's men."""
+ONE_PIECE_LIMIT = 1.5
+"""A stack of up to this many men's heights reads as one piece (halfway to two)."""
 HEAD_COLOUR_WEIGHT = 0.5
 """An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
 the trained head's to this power: the head alone knows renders' occupancy best, the
@@ -278,19 +280,29 @@ class OnnxSquareClassifier:
         )
 
     def _man_height(self, men: np.ndarray, views: np.ndarray) -> float:
-        """The men's height in synth discs (of :data:`MAN_HEIGHTS`) under which the kings
-        model reads the most of these crops of men as one piece tall; the nearest to 1
-        of those within a hundredth of the best (seen from straight down all are alike)."""
+        """The men's height in synth discs, from crops of men: a man H tall seen through
+        tangents scaled by s shows H / s men's heights, so the kings model reads him as
+        one piece from about s = H / :data:`ONE_PIECE_LIMIT` up. The scale at which it
+        reads half of them so (mean probability, between :data:`VIEW_SCALES`), times the
+        limit, is H. At least 1: men of synth's usual discs read as one piece at every
+        scale tried (their look says man), so a crossing under 1 measures nothing."""
         if self.kings is None or len(men) == 0:
             return 1.0
-        single = [
-            float(self.kings.run(men, views * scale).heights[:, 1].mean()) for scale in MAN_HEIGHTS
-        ]
-        near_first = sorted(range(len(MAN_HEIGHTS)), key=lambda k: abs(np.log(MAN_HEIGHTS[k])))
-        best = max(single)
-        chosen = next(k for k in near_first if single[k] >= best - 0.01)
-        log.info("the start frame's men stand %.2f synth discs tall", MAN_HEIGHTS[chosen])
-        return MAN_HEIGHTS[chosen]
+        single = np.array(
+            [self.kings.run(men, views * scale).heights[:, 1].mean() for scale in VIEW_SCALES]
+        )
+        reached = np.flatnonzero(single >= 0.5)
+        if len(reached) == 0:  # never one piece: no height to measure
+            return 1.0
+        k = int(reached[0])
+        log_scale = np.log(VIEW_SCALES[k])
+        if k > 0:  # interpolate the crossing between the scales either side, in log scale
+            below, above = single[k - 1], single[k]
+            step = np.log(VIEW_SCALES[k]) - np.log(VIEW_SCALES[k - 1])
+            log_scale -= step * (above - 0.5) / (above - below)
+        height = float(np.clip(ONE_PIECE_LIMIT * np.exp(log_scale), 1.0, 5.0))
+        log.info("the start frame's men stand %.2f synth discs tall", height)
+        return height
 
 
 def _king_odds(trained: np.ndarray) -> np.ndarray:
