@@ -300,7 +300,7 @@ class OnnxSquareClassifier:
             below, above = single[k - 1], single[k]
             step = np.log(VIEW_SCALES[k]) - np.log(VIEW_SCALES[k - 1])
             log_scale -= step * (above - 0.5) / (above - below)
-        height = float(np.clip(ONE_PIECE_LIMIT * np.exp(log_scale), 1.0, 5.0))
+        height = float(np.clip(ONE_PIECE_LIMIT * np.exp(log_scale), 1.0, 5.0))  # as Style
         log.info("the start frame's men stand %.2f synth discs tall", height)
         return height
 

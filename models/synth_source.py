@@ -81,9 +81,8 @@ def board_crops(
 ) -> SquareSet:
     """Render one random board; its crops, tops, disc counts, side-band heights in crop
     pixels (:attr:`models.dataset.SquareSet.band_px`) and view tangents times the set's man
-    height in discs, in Square order,
-    less the squares a hand hides. ``nadir``:
-    a draughts board with stacked kings seen from at most :data:`NADIR_TILT_DEG`."""
+    height in discs, in Square order, less the squares a hand hides. ``nadir``: a
+    draughts board with stacked kings seen from at most :data:`NADIR_TILT_DEG`."""
     names = NADIR_VARIANTS if nadir else VARIANTS
     variant = find_variant(names[int(rng.integers(len(names)))])
     position = random_position(rng, variant)
