@@ -40,7 +40,6 @@ from pi.scoresheet import game_pdn
 from pi.wiring import throwaway_recording
 from rules import Variant, find_variant
 from rules.observation import Observation, SquareReading, Top
-from vision.camera import crops_and_views
 from vision.classifier import SquareClassifier
 from vision.locate import BoardLocation, BoardNotFound, Image, LocateResult
 from vision.observe import Observer, ObserverConfig, Registration, locate
@@ -72,26 +71,15 @@ def build_classifier(
     """A ``colours`` or ``model`` classifier set up from a start-position frame, each from
     crops of the window it reads (the model's context window, the colours' plain cell)."""
     tops = start_tops(variant)
-
-    def crops(**window: Any) -> Image:
-        return square_crops(image, location, variant.geometry, turns=turns, camera=camera, **window)
-
     if reader == "colours":
-        return PrototypeClassifier(ColourPrototypes.learn(crops(), tops))
+        crops = square_crops(image, location, variant.geometry, turns=turns, camera=camera)
+        return PrototypeClassifier(ColourPrototypes.learn(crops, tops))
     if reader == "model":
         from models.classifier import OnnxSquareClassifier  # onnxruntime only when asked
 
-        model = OnnxSquareClassifier.load()
-        start, views = crops_and_views(
-            image,
-            location,
-            variant.geometry,
-            crop_px=model.crop_size[0],
-            window=model.window,
-            turns=turns,
-            camera=camera,
+        return OnnxSquareClassifier.load().adapted_on_frame(
+            image, location, variant.geometry, np.array(tops), turns=turns, camera=camera
         )
-        return model.adapted(start, np.array([int(t) for t in tops]), views)
     raise ValueError(f"unknown reader {reader!r} (expected one of {READERS})")
 
 

@@ -24,8 +24,11 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
+from rules.geometry import BoardGeometry
 from rules.observation import Top
-from vision.rectify import CELL, CropWindow
+from vision.camera import crops_and_views
+from vision.locate import BoardLocation, Image
+from vision.rectify import CELL, CameraModel, CropWindow
 
 log = logging.getLogger(__name__)
 
@@ -278,6 +281,29 @@ class OnnxSquareClassifier:
             head_swapped=agree < 0.5,
             view_scale=scale,
         )
+
+    def adapted_on_frame(
+        self,
+        frame: Image,
+        location: BoardLocation,
+        geometry: BoardGeometry,
+        tops: np.ndarray,
+        *,
+        turns: int = 0,
+        camera: CameraModel | None = None,
+    ) -> OnnxSquareClassifier:
+        """:meth:`adapted` on a start-position frame, cut at this model's crop size and
+        window, with the cells' view tangents; ``tops`` in Square order."""
+        crops, views = crops_and_views(
+            frame,
+            location,
+            geometry,
+            crop_px=self.crop_size[0],
+            window=self.window,
+            turns=turns,
+            camera=camera,
+        )
+        return self.adapted(crops, np.asarray(tops, np.int64), views)
 
     def _man_height(self, men: np.ndarray, views: np.ndarray) -> float:
         """The men's height in synth discs, from crops of men: a man H tall seen through

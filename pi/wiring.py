@@ -25,7 +25,6 @@ from pi.recording import RecorderAdapter
 from pi.tables import TableService
 from rules import Variant, find_variant
 from rules.observation import Observation
-from vision.camera import crops_and_views
 from vision.classifier import SquareClassifier
 from vision.locate import BoardNotFound, Image
 from vision.observe import Observer, ObserverConfig, locate
@@ -90,16 +89,14 @@ def _adapted_model(
         log.warning("reading with the colour prototypes: %s", found.reason)
         return None
     registration = table.registration()
-    crops, views = crops_and_views(
+    return model.adapted_on_frame(
         frame,
         found,
         variant.geometry,
-        crop_px=model.crop_size[0],
-        window=model.window,
+        np.array(start_tops(variant)),
         turns=registration.turns,
         camera=registration.camera,
     )
-    return model.adapted(crops, np.array(start_tops(variant), np.int64), views)
 
 
 class CalibratingRecognizer:
