@@ -78,7 +78,13 @@ def build_classifier(
         from models.classifier import OnnxSquareClassifier  # onnxruntime only when asked
 
         return OnnxSquareClassifier.load().adapted_on_frame(
-            image, location, variant.geometry, np.array(tops), turns=turns, camera=camera
+            image,
+            location,
+            variant.geometry,
+            np.array(tops),
+            turns=turns,
+            camera=camera,
+            towers=variant.towers,
         )
     raise ValueError(f"unknown reader {reader!r} (expected one of {READERS})")
 

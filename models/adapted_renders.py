@@ -72,10 +72,11 @@ def adapted_render_figures(
             style = Style.random(seed * 1000 + k, variant, hand=False, crowns=crowns)
 
             start = _crops_and_tops(renderer, Position.initial(variant), style, classifier)
+            towers = variant.towers
             readers = {
                 "unadapted": classifier,
-                "adapted_prototypes": classifier.adapted(*start, head_weight=0.0),
-                "adapted": classifier.adapted(*start),
+                "adapted_prototypes": classifier.adapted(*start, head_weight=0.0, towers=towers),
+                "adapted": classifier.adapted(*start, towers=towers),
             }
             for _ in range(positions):
                 position = random_position(rng, variant)

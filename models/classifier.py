@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
+from models.chromaticity import PieceChromaticity
 from rules.geometry import BoardGeometry
 from rules.observation import Top
 from vision.camera import crops_and_views
@@ -112,6 +113,9 @@ class OnnxSquareClassifier:
     and this set's White may be the darker)."""
     kings: OnnxSquareClassifier | None = None
     """The card's ``kings_model``: man or king and stack height come from it."""
+    chromaticity: PieceChromaticity | None = None
+    """The start frame's pieces' chromaticity, set by :meth:`adapted`: it splits a piece
+    between White and Black again by a cue that shading does not move."""
     view_scale: float = 1.0
     """This set's man height in synth discs, set by :meth:`adapted`: the kings model reads
     view tangents in that unit, since to the camera taller men are the usual discs seen
@@ -212,6 +216,8 @@ class OnnxSquareClassifier:
             colour = softmax(self.temperature * best)
             if self.head_weight > 0:
                 colour = _weighed_colour(colour, tops, self.head_weight, self.head_swapped)
+            if self.chromaticity is not None:
+                colour = self.chromaticity.resplit(colour, crops)
             tops = _split_kings(colour, tops, self.king_bias)
         return SquarePrediction(tops, heights, features)
 
@@ -237,6 +243,7 @@ class OnnxSquareClassifier:
         *,
         nearest: bool = NEAREST,
         head_weight: float = HEAD_COLOUR_WEIGHT,
+        towers: bool = False,
     ) -> OnnxSquareClassifier:
         """A copy that tells empty / White / Black by the features of ``crops`` labelled
         ``tops`` (one start-position frame, labels from the rules), so this set's own
@@ -245,8 +252,12 @@ class OnnxSquareClassifier:
         Man or king still comes from the trained head, shifted so that the frame's men
         read as men (no king stands on a start position). ``head_weight``: how much the
         trained head's colours count beside the prototypes (:data:`HEAD_COLOUR_WEIGHT`),
-        swapped if the head reads most of this frame's White men as Black. The kings
-        model's unit of height is the men's (:attr:`view_scale`)."""
+        swapped if the head reads most of this frame's White men as Black. Then the
+        pieces' colour is weighed once more by their hue
+        (:class:`models.chromaticity.PieceChromaticity`), but not in a column game
+        (``towers``): a tower's side shows the colours under its top, and its kings'
+        tops are striped. The kings model's unit of height is the men's
+        (:attr:`view_scale`)."""
         men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
         scale = self._man_height(crops[men], views[men]) if views is not None else 1.0
         start = replace(self, view_scale=scale).run(crops, views)
@@ -279,6 +290,7 @@ class OnnxSquareClassifier:
             king_bias=(bias[0], bias[1]),
             head_weight=head_weight,
             head_swapped=agree < 0.5,
+            chromaticity=None if towers else PieceChromaticity.learn(crops, tops, self.window),
             view_scale=scale,
         )
 
@@ -291,6 +303,7 @@ class OnnxSquareClassifier:
         *,
         turns: int = 0,
         camera: CameraModel | None = None,
+        towers: bool = False,
     ) -> OnnxSquareClassifier:
         """:meth:`adapted` on a start-position frame, cut at this model's crop size and
         window, with the cells' view tangents; ``tops`` in Square order."""
@@ -303,7 +316,7 @@ class OnnxSquareClassifier:
             turns=turns,
             camera=camera,
         )
-        return self.adapted(crops, np.asarray(tops, np.int64), views)
+        return self.adapted(crops, np.asarray(tops, np.int64), views, towers=towers)
 
     def _man_height(self, men: np.ndarray, views: np.ndarray) -> float:
         """The men's height in synth discs, from crops of men: a man H tall seen through

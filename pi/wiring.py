@@ -96,6 +96,7 @@ def _adapted_model(
         np.array(start_tops(variant)),
         turns=registration.turns,
         camera=registration.camera,
+        towers=variant.towers,
     )
 
 

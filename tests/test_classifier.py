@@ -114,6 +114,9 @@ def test_start_position_adaptation_keeps_every_square(classifier: OnnxSquareClas
     read = adapted.predict(other_crops, other_views).argmax(axis=1)
     assert _colours(read) == _colours(other_tops)
     np.testing.assert_allclose(adapted.predict(crops, views).sum(axis=1), 1.0, atol=1e-4)
+    # The hue cue reads draughts pieces; a column game's towers show other colours.
+    assert adapted.chromaticity is not None
+    assert classifier.adapted(crops, tops, views, towers=True).chromaticity is None
 
 
 def test_adaptation_follows_the_set_whose_white_is_the_darker_piece(
@@ -289,7 +292,7 @@ def _photo_scores(shared_data: Path, classifier: OnnxSquareClassifier) -> dict[s
 #: The calibrated per-square figure measured on the labelled photos with the shipped model
 #: (see models/square_classifier.json, "real_photos"), less a margin: a guard against
 #: regressions. The issue's target is 99.5% (PHOTO_TARGET below).
-PHOTO_FLOOR_PCT = 90.0
+PHOTO_FLOOR_PCT = 97.0
 
 
 def test_reads_labelled_photos_after_calibration(
@@ -301,9 +304,9 @@ def test_reads_labelled_photos_after_calibration(
 
 
 @pytest.mark.xfail(
-    reason="97.3% per square after calibration, short of 99.5%: this set marks kings with a "
+    reason="98.2% per square after calibration, short of 99.5%: this set marks kings with a "
     "crown sticker on tall men, which synth renders and the kings model learnt only in part "
-    "(8 man/king errors, 6 colour: see docs/models.md)",
+    "(all 9 errors are man against king: see docs/models.md)",
     strict=False,
 )
 def test_labelled_photos_meet_the_target(

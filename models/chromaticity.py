@@ -1,0 +1,105 @@
+"""Which colour a piece is, from its chromaticity: a cue that shading does not move.
+
+The model's features (and its head) see brightness, so a piece in a darker corner than
+on the start frame, or a frame the camera's auto-exposure lit otherwise, can drift
+towards the other colour: the damas photos' purple men in shadow read as teal.
+Chromaticity, the red and green shares of the pixel's sum (``r, g = R, G / (R + G + B)``,
+the usual rg chromaticity; blue's share is what is left), stays put when light dims or
+brightens a surface. A set whose two colours differ in hue is told
+apart by it whatever the light; a white and a black set has two nearly equal
+chromaticities, so the cue stays weak there and the model decides.
+
+Written here rather than taken from a library: it is a per-set two-class Gaussian on a
+median statistic, a few lines of numpy.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from rules.observation import Top
+from vision.rectify import CropWindow
+
+SPREAD_FLOOR = 8.0
+"""Least spread of a colour's chromaticity, in percent of the pixel sum. One start
+frame's pieces of a colour lie within 1-3 points of each other; other frames of the
+same table move by more (white balance, light), and the cue must not outvote the model
+on a few points. 6 and 8 read the labelled photos best among 3-16 (docs/models.md)."""
+
+CUE_LIMIT = 3.0
+"""Most log-odds the cue adds to White against Black: it settles the pieces the model
+is unsure of, and leaves those it reads surely to it, since a stack's side can show
+other colours than its top (a column-game tower) and glare can drain a piece's hue."""
+GLARE_LEVEL = 250.0
+"""Pixels with a channel above this (of 255, plus one) are a lamp's highlight, not the
+piece's colour."""
+
+
+def piece_chromaticity(crops: np.ndarray, window: CropWindow) -> np.ndarray:
+    """``(N, 2)`` median rg chromaticity (percent of R + G + B) of each crop's piece area
+    (BGR crops):
+    the middle of the cell and above it, where a stack stands and grows in an
+    image-upright crop."""
+    height, width = crops.shape[1:3]
+    cell_w = width / (1 + window.left + window.right)
+    cell_h = height / (1 + window.top + window.bottom)
+    cx, cy = (window.left + 0.5) * cell_w, (window.top + 0.5) * cell_h
+    x0, x1 = int(cx - 0.2 * cell_w), int(cx + 0.2 * cell_w) + 1
+    y0, y1 = int(cy - 0.35 * cell_h), int(cy + 0.15 * cell_h) + 1
+    pixels = crops[:, y0:y1, x0:x1].reshape(len(crops), -1, 3).astype(np.float64) + 1.0
+    shares = 100.0 * pixels[:, :, [2, 1]] / pixels.sum(axis=2, keepdims=True)
+    shares[pixels.max(axis=2) > GLARE_LEVEL] = np.nan  # a highlight is the lamp's colour
+    with warnings.catch_warnings():  # a crop all glare has no chromaticity: NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        out: np.ndarray = np.nanmedian(shares, axis=1)
+    return out
+
+
+@dataclass(frozen=True)
+class PieceChromaticity:
+    """Mean chromaticity of White's and Black's pieces on one start frame, and the
+    spread a piece may stray from its colour's mean."""
+
+    means: np.ndarray
+    """(2, 2): White's, Black's (r, g)."""
+    spread: np.ndarray
+    """(2,): of r and of g."""
+    window: CropWindow
+
+    @classmethod
+    def learn(cls, crops: np.ndarray, tops: np.ndarray, window: CropWindow) -> PieceChromaticity:
+        """From a start frame's crops and their labels (both colours' men on it)."""
+        shares = piece_chromaticity(crops, window)
+        white, black = shares[tops == Top.WHITE_MAN], shares[tops == Top.BLACK_MAN]
+        means = np.stack([np.nanmean(white, axis=0), np.nanmean(black, axis=0)])
+        spread = np.nanstd(np.concatenate([white - means[0], black - means[1]]), axis=0)
+        return cls(np.nan_to_num(means, nan=100 / 3), np.fmax(spread, SPREAD_FLOOR), window)
+
+    def white_log_odds(self, crops: np.ndarray) -> np.ndarray:
+        """``(N,)`` log-odds that each crop's piece is White rather than Black (two
+        Gaussians of equal spread; meaningful only where a piece stands; 0 where the
+        crop is all glare)."""
+        shares = piece_chromaticity(crops, self.window)
+        to_white = ((shares - self.means[0]) / self.spread) ** 2
+        to_black = ((shares - self.means[1]) / self.spread) ** 2
+        out: np.ndarray = np.nan_to_num(0.5 * (to_black - to_white).sum(axis=1))
+        return out
+
+    def resplit(self, colour: np.ndarray, crops: np.ndarray) -> np.ndarray:
+        """``(N, 3)`` empty / White / Black with the pieces' share split anew between
+        White and Black by this cue times the given split; the empty share is kept (the
+        model reads occupancy well, and chromaticity says nothing about it). The cue
+        moves the split by at most :data:`CUE_LIMIT` log-odds."""
+        odds = np.clip(self.white_log_odds(crops), -CUE_LIMIT, CUE_LIMIT)
+        white = colour[:, 1] * np.exp(odds / 2)
+        black = colour[:, 2] * np.exp(-odds / 2)
+        pieces = colour[:, 1] + colour[:, 2]
+        total = white + black
+        safe = np.where(total > 0, total, 1.0)
+        out = colour.copy()
+        out[:, 1] = np.where(total > 0, pieces * white / safe, colour[:, 1])
+        out[:, 2] = np.where(total > 0, pieces * black / safe, colour[:, 2])
+        return out

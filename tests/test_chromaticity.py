@@ -1,0 +1,70 @@
+"""The hue cue that re-splits a piece between White and Black: shading does not move it,
+glare is left out, and a set of two greys gets no say from it."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from models.chromaticity import CUE_LIMIT, PieceChromaticity, piece_chromaticity
+from rules.observation import Top
+from vision.rectify import CONTEXT, CROP_PX
+
+BOARD = (200, 215, 225)  # BGR: a light square
+PURPLE = (150, 50, 120)
+TEAL = (125, 120, 15)
+
+
+def _crop(piece: tuple[int, int, int] | None, shade: float = 1.0) -> np.ndarray:
+    """A context crop of one cell: the light square, a disc of ``piece`` on its centre,
+    all lit at ``shade`` of the start frame's light."""
+    crop = np.full((CROP_PX, CROP_PX, 3), BOARD, np.float64)
+    if piece is not None:
+        cell = CROP_PX / (1 + CONTEXT.left + CONTEXT.right)
+        centre = (round((CONTEXT.left + 0.5) * cell), round((CONTEXT.top + 0.5) * cell))
+        cv2.circle(crop, centre, round(0.4 * cell), piece, -1)
+    return np.clip(crop * shade, 0, 255).astype(np.uint8)
+
+
+def _start(white: tuple[int, int, int], black: tuple[int, int, int]) -> PieceChromaticity:
+    crops = np.stack([_crop(white)] * 4 + [_crop(black)] * 4 + [_crop(None)] * 2)
+    tops = np.array([Top.WHITE_MAN] * 4 + [Top.BLACK_MAN] * 4 + [Top.EMPTY] * 2)
+    return PieceChromaticity.learn(crops, tops, CONTEXT)
+
+
+def test_shaded_pieces_keep_their_colour() -> None:
+    cue = _start(PURPLE, TEAL)
+    lit = cue.white_log_odds(np.stack([_crop(PURPLE), _crop(TEAL)]))
+    shaded = cue.white_log_odds(np.stack([_crop(PURPLE, 0.35), _crop(TEAL, 0.35)]))
+    assert lit[0] > 1.0 and lit[1] < -1.0
+    np.testing.assert_allclose(shaded, lit, rtol=0.2)
+
+
+def test_the_cue_settles_only_what_the_model_leaves_open() -> None:
+    cue = _start(PURPLE, TEAL)
+    crops = np.stack([_crop(PURPLE, 0.4), _crop(PURPLE, 0.4), _crop(None)])
+    colour = np.array([[0.02, 0.47, 0.51], [0.0, 0.001, 0.999], [0.9, 0.05, 0.05]])
+    split = cue.resplit(colour, crops)
+    assert split[0].argmax() == 1  # a near tie goes to the hue
+    assert split[1].argmax() == 2  # a sure reading outvotes it
+    assert split[1, 1] / split[1, 2] <= np.exp(CUE_LIMIT) * 0.001 / 0.999 * 1.0001
+    np.testing.assert_allclose(split[:, 0], colour[:, 0])  # occupancy is the model's
+    np.testing.assert_allclose(split.sum(axis=1), 1.0)
+
+
+def test_a_set_of_two_greys_gets_little_say() -> None:
+    cue = _start((235, 235, 235), (30, 30, 30))
+    odds = cue.white_log_odds(np.stack([_crop((235, 235, 235), 0.5), _crop((30, 30, 30))]))
+    assert np.all(np.abs(odds) < 0.5)
+
+
+def test_glare_is_not_the_pieces_colour() -> None:
+    glare = _crop(PURPLE)
+    glare[:, : CROP_PX // 2] = 255  # a lamp's highlight over half the piece area
+    assert np.allclose(
+        piece_chromaticity(glare[None], CONTEXT),
+        piece_chromaticity(_crop(PURPLE)[None], CONTEXT),
+        atol=0.5,
+    )
+    all_glare = np.full((1, CROP_PX, CROP_PX, 3), 255, np.uint8)
+    assert _start(PURPLE, TEAL).white_log_odds(all_glare).tolist() == [0.0]
