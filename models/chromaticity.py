@@ -49,7 +49,7 @@ def piece_chromaticity(crops: np.ndarray, window: CropWindow) -> np.ndarray:
     cx, cy = (window.left + 0.5) * cell_w, (window.top + 0.5) * cell_h
     x0, x1 = int(cx - 0.2 * cell_w), int(cx + 0.2 * cell_w) + 1
     y0, y1 = int(cy - 0.35 * cell_h), int(cy + 0.15 * cell_h) + 1
-    pixels = crops[:, y0:y1, x0:x1].reshape(len(crops), -1, 3).astype(np.float64) + 1.0
+    pixels = crops[:, y0:y1, x0:x1].reshape(len(crops), (y1 - y0) * (x1 - x0), 3) + 1.0
     shares = 100.0 * pixels[:, :, [2, 1]] / pixels.sum(axis=2, keepdims=True)
     shares[pixels.max(axis=2) > GLARE_LEVEL] = np.nan  # a highlight is the lamp's colour
     with warnings.catch_warnings():  # a crop all glare has no chromaticity: NaN
@@ -88,12 +88,14 @@ class PieceChromaticity:
         out: np.ndarray = np.nan_to_num(0.5 * (to_black - to_white).sum(axis=1))
         return out
 
-    def resplit(self, colour: np.ndarray, crops: np.ndarray) -> np.ndarray:
+    def resplit(self, colour: np.ndarray, crops: np.ndarray, men: np.ndarray) -> np.ndarray:
         """``(N, 3)`` empty / White / Black with the pieces' share split anew between
         White and Black by this cue times the given split; the empty share is kept (the
         model reads occupancy well, and chromaticity says nothing about it). The cue
-        moves the split by at most :data:`CUE_LIMIT` log-odds."""
-        odds = np.clip(self.white_log_odds(crops), -CUE_LIMIT, CUE_LIMIT)
+        moves the split by at most :data:`CUE_LIMIT` log-odds, times ``men`` ``(N,)``,
+        the chance that the piece is a man: a king's top may carry a crown sticker or a
+        stripe of another colour (the start frame, all men, says nothing of kings)."""
+        odds = men * np.clip(self.white_log_odds(crops), -CUE_LIMIT, CUE_LIMIT)
         white = colour[:, 1] * np.exp(odds / 2)
         black = colour[:, 2] * np.exp(-odds / 2)
         pieces = colour[:, 1] + colour[:, 2]

@@ -205,7 +205,9 @@ class OnnxSquareClassifier:
         tops = softmax(top_logits)
         heights = softmax(height_logits)
         if self.kings is not None:
-            kings = self.kings.run(crops, None if views is None else views * self.view_scale)
+            kings = self.kings.run_mirrored(
+                crops, None if views is None else views * self.view_scale
+            )
             tops = _split_kings(_colours(tops, swapped=False), kings.tops, (0.0, 0.0))
             heights = kings.heights
         if self.prototypes is not None and self.prototype_kinds is not None:
@@ -217,9 +219,30 @@ class OnnxSquareClassifier:
             if self.head_weight > 0:
                 colour = _weighed_colour(colour, tops, self.head_weight, self.head_swapped)
             if self.chromaticity is not None:
-                colour = self.chromaticity.resplit(colour, crops)
+                men = _man_share(_split_kings(colour, tops, self.king_bias))
+                colour = self.chromaticity.resplit(colour, crops, men)
             tops = _split_kings(colour, tops, self.king_bias)
         return SquarePrediction(tops, heights, features)
+
+    def run_mirrored(self, crops: np.ndarray, views: np.ndarray | None = None) -> SquarePrediction:
+        """:meth:`run` on each crop and on its mirror image, in one batch, the
+        probabilities averaged (features are the plain crop's). A crop of a window as
+        wide left as right mirrors into another true view of the same stack, whose
+        height and king do not change; averaging the two readings evens out what either
+        alone gets wrong (docs/models.md, "Mirrored kings reading"). A lopsided window
+        is read once."""
+        if self.window.left != self.window.right or len(crops) == 0:
+            return self.run(crops, views)
+        both = self.run(
+            np.concatenate([crops, crops[:, :, ::-1]]),
+            None if views is None else np.concatenate([views, views]),
+        )
+        n = len(crops)
+        return SquarePrediction(
+            (both.tops[:n] + both.tops[n:]) / 2,
+            (both.heights[:n] + both.heights[n:]) / 2,
+            both.features[:n],
+        )
 
     def predict(self, crops: np.ndarray, views: np.ndarray | None = None) -> np.ndarray:
         """``(N, 5)`` probabilities over :class:`rules.observation.Top`."""
@@ -328,7 +351,10 @@ class OnnxSquareClassifier:
         if self.kings is None or len(men) == 0:
             return 1.0
         single = np.array(
-            [self.kings.run(men, views * scale).heights[:, 1].mean() for scale in VIEW_SCALES]
+            [
+                self.kings.run_mirrored(men, views * scale).heights[:, 1].mean()
+                for scale in VIEW_SCALES
+            ]
         )
         reached = np.flatnonzero(single >= 0.5)
         if len(reached) == 0:  # never one piece: no height to measure
@@ -390,6 +416,13 @@ def _split_kings(
     out[:, Top.WHITE_KING] = colour[:, 1] * white_king
     out[:, Top.BLACK_MAN] = colour[:, 2] * (1 - black_king)
     out[:, Top.BLACK_KING] = colour[:, 2] * black_king
+    return out
+
+
+def _man_share(split: np.ndarray) -> np.ndarray:
+    """(N,) chance that each square's piece is a man, from (N, 5) probabilities."""
+    pieces = np.maximum(split[:, Top.WHITE_MAN :].sum(axis=1), 1e-9)
+    out: np.ndarray = (split[:, Top.WHITE_MAN] + split[:, Top.BLACK_MAN]) / pieces
     return out
 
 

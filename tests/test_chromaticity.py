@@ -44,12 +44,14 @@ def test_the_cue_settles_only_what_the_model_leaves_open() -> None:
     cue = _start(PURPLE, TEAL)
     crops = np.stack([_crop(PURPLE, 0.4), _crop(PURPLE, 0.4), _crop(None)])
     colour = np.array([[0.02, 0.47, 0.51], [0.0, 0.001, 0.999], [0.9, 0.05, 0.05]])
-    split = cue.resplit(colour, crops)
+    split = cue.resplit(colour, crops, np.ones(3))
     assert split[0].argmax() == 1  # a near tie goes to the hue
     assert split[1].argmax() == 2  # a sure reading outvotes it
     assert split[1, 1] / split[1, 2] <= np.exp(CUE_LIMIT) * 0.001 / 0.999 * 1.0001
     np.testing.assert_allclose(split[:, 0], colour[:, 0])  # occupancy is the model's
     np.testing.assert_allclose(split.sum(axis=1), 1.0)
+    # A king's top may wear a crown of another colour: the cue says nothing of kings.
+    np.testing.assert_allclose(cue.resplit(colour, crops, np.zeros(3)), colour)
 
 
 def test_a_set_of_two_greys_gets_little_say() -> None:

@@ -89,6 +89,23 @@ def test_reads_every_square_of_a_fresh_render(classifier: OnnxSquareClassifier) 
     assert [Top(t).name for t in probs.argmax(axis=1)] == [Top(t).name for t in tops]
 
 
+def test_kings_model_reads_each_crop_and_its_mirror(classifier: OnnxSquareClassifier) -> None:
+    # A stack mirrored is the same stack: its two readings are averaged, so a crop and
+    # its mirror image read alike.
+    v = find_variant("russian")
+    stacks = {sq: (WHITE_KING,) if sq % 2 else (BLACK_MAN,) for sq in range(0, 32, 3)}
+    position = Position.from_stacks(v, stacks, v.first_to_move)
+    crops, _, _, views = _render_crops(position, seed=6, tilt_deg=25.0)
+    kings = classifier.kings
+    assert kings is not None
+    mirrored = crops[:, :, ::-1].copy()
+    both = kings.run_mirrored(crops, views)
+    plain, flipped = kings.run(crops, views), kings.run(mirrored, views)
+    np.testing.assert_allclose(both.heights, (plain.heights + flipped.heights) / 2, atol=1e-5)
+    np.testing.assert_allclose(both.tops, kings.run_mirrored(mirrored, views).tops, atol=1e-5)
+    assert not np.allclose(plain.tops, flipped.tops, atol=1e-3)  # the two views do differ
+
+
 def test_reads_tower_heights(classifier: OnnxSquareClassifier) -> None:
     v = find_variant("bashni")
     g = v.geometry
