@@ -93,6 +93,13 @@ class TrainConfig:
     extra: dict[str, str] = field(default_factory=dict)
 
 
+def checkpoint_path(config: TrainConfig) -> Path:
+    """The run's torch weights in the cache (``--init`` continues from them), named by
+    the ``--out`` folder and file: named by the file alone, the next run of that model
+    overwrote them, its own ``--init`` included."""
+    return config.cache / f"{config.out.parent.name}-{config.out.stem}.pt"
+
+
 def _batches(rng: np.random.Generator, weights: np.ndarray, batch: int) -> list[np.ndarray]:
     """One epoch of batches: every crop once when the weights are equal, else as many
     crops drawn in proportion to their weights."""
@@ -147,7 +154,7 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     top_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
     height_loss = nn.CrossEntropyLoss()
     budget_s = config.minutes * 60
-    checkpoint = config.cache / f"{config.out.stem}.pt"
+    checkpoint = checkpoint_path(config)
     checkpoint.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     saved_at = start
@@ -236,8 +243,7 @@ def run(config: TrainConfig) -> dict[str, object]:
     test = rendered(config.test_count, seed=config.seed + 1000)
     data_s = time.monotonic() - started
     net, train_stats = train_net(config, train)
-    checkpoint = config.cache / f"{config.out.stem}.pt"
-    torch.save(net.state_dict(), checkpoint)  # for --init: continue this run later
+    torch.save(net.state_dict(), checkpoint_path(config))  # for --init: continue this run
     fp32_path = config.out.with_suffix(".fp32.onnx")
     export_onnx(net, fp32_path, config.size)
     card: dict[str, object] = {

@@ -38,6 +38,9 @@ def test_train_exports_a_loadable_model_with_its_card(tmp_path: Path) -> None:
     probs = classifier.predict(crops)
     assert probs.shape == (7, len(Top))
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-4)
+    # its weights, to continue from, are named by the run's folder: another run of the
+    # same model elsewhere keeps its own
+    assert (tmp_path / "cache" / f"{tmp_path.name}-tiny.pt").is_file()
 
 
 def test_procedural_crops_are_seeded() -> None:
