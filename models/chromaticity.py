@@ -5,9 +5,9 @@ on the start frame, or a frame the camera's auto-exposure lit otherwise, can dri
 towards the other colour: the damas photos' purple men in shadow read as teal.
 Chromaticity, the red and green shares of the pixel's sum (``r, g = R, G / (R + G + B)``,
 the usual rg chromaticity; blue's share is what is left), stays put when light dims or
-brightens a surface. A set whose two colours differ in hue is told
-apart by it whatever the light; a white and a black set has two nearly equal
-chromaticities, so the cue stays weak there and the model decides.
+brightens a surface. A set whose two colours differ in hue is told apart by it whatever
+the light; a white and a black set has two nearly equal chromaticities, so the cue stays
+weak there and the model decides.
 
 Written here rather than taken from a library: it is a per-set two-class Gaussian on a
 median statistic, a few lines of numpy.
@@ -31,17 +31,16 @@ on a few points. 6 and 8 read the labelled photos best among 3-16 (docs/models.m
 
 CUE_LIMIT = 3.0
 """Most log-odds the cue adds to White against Black: it settles the pieces the model
-is unsure of, and leaves those it reads surely to it, since a stack's side can show
-other colours than its top (a column-game tower) and glare can drain a piece's hue."""
+is unsure of and leaves those it reads surely to it, since glare or a hand's shadow can
+drain a piece's hue."""
 GLARE_LEVEL = 250.0
 """Pixels with a channel above this (of 255, plus one) are a lamp's highlight, not the
 piece's colour."""
 
 
 def piece_chromaticity(crops: np.ndarray, window: CropWindow) -> np.ndarray:
-    """``(N, 2)`` median rg chromaticity (percent of R + G + B) of each crop's piece area
-    (BGR crops):
-    the middle of the cell and above it, where a stack stands and grows in an
+    """``(N, 2)`` median rg chromaticity (percent of R + G + B) of each BGR crop's piece
+    area: the middle of the cell and above it, where a stack stands and grows in an
     image-upright crop."""
     height, width = crops.shape[1:3]
     cell_w = width / (1 + window.left + window.right)
@@ -98,10 +97,7 @@ class PieceChromaticity:
         odds = men * np.clip(self.white_log_odds(crops), -CUE_LIMIT, CUE_LIMIT)
         white = colour[:, 1] * np.exp(odds / 2)
         black = colour[:, 2] * np.exp(-odds / 2)
-        pieces = colour[:, 1] + colour[:, 2]
-        total = white + black
-        safe = np.where(total > 0, total, 1.0)
+        keep = (colour[:, 1] + colour[:, 2]) / np.maximum(white + black, 1e-300)
         out = colour.copy()
-        out[:, 1] = np.where(total > 0, pieces * white / safe, colour[:, 1])
-        out[:, 2] = np.where(total > 0, pieces * black / safe, colour[:, 2])
+        out[:, 1], out[:, 2] = white * keep, black * keep
         return out

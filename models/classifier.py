@@ -114,8 +114,9 @@ class OnnxSquareClassifier:
     kings: OnnxSquareClassifier | None = None
     """The card's ``kings_model``: man or king and stack height come from it."""
     chromaticity: PieceChromaticity | None = None
-    """The start frame's pieces' chromaticity, set by :meth:`adapted`: it splits a piece
-    between White and Black again by a cue that shading does not move."""
+    """The start frame's pieces' chromaticity, set by :meth:`adapted` (not in a column
+    game): it splits a man between White and Black again by a cue that shading does not
+    move."""
     view_scale: float = 1.0
     """This set's man height in synth discs, set by :meth:`adapted`: the kings model reads
     view tangents in that unit, since to the camera taller men are the usual discs seen
@@ -229,7 +230,7 @@ class OnnxSquareClassifier:
         probabilities averaged (features are the plain crop's). A crop of a window as
         wide left as right mirrors into another true view of the same stack, whose
         height and king do not change; averaging the two readings evens out what either
-        alone gets wrong (docs/models.md, "Mirrored kings reading"). A lopsided window
+        alone gets wrong (docs/models.md, "Hue and mirror"). A lopsided window
         is read once."""
         if self.window.left != self.window.right or len(crops) == 0:
             return self.run(crops, views)
