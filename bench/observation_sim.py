@@ -44,6 +44,9 @@ class Noise:
     """Per ply: this ply and the next one or two are made while the camera sees nothing."""
     late_crowning_rate: float = 0.5
     """Per promotion: the man stands uncrowned for a while before the second disc."""
+    overhead_kings: bool = False
+    """Kings read as weak men in every frame (p 0.66 against 0.3): a camera straight
+    above sees no side of a stack, so nothing of a king's second disc."""
     height_sigma: float | None = None
     """Towers: vision reads stack heights with this standard deviation (None: no heights)."""
     fps: float = 10.0
@@ -82,6 +85,8 @@ class Simulator:
             wrong = rng.choice([t for t in Top if t != top])
             probs[wrong] = rng.uniform(0.55, 0.9)
             probs[top] = rng.uniform(0.05, 0.3)
+        elif self.noise.overhead_kings and top in (Top.WHITE_KING, Top.BLACK_KING):
+            probs[top - 1], probs[top] = 0.66, 0.3
         else:
             probs[top] = rng.uniform(0.8, 0.99)
         total = sum(probs)
