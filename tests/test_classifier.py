@@ -114,8 +114,11 @@ def test_reads_tower_heights(classifier: OnnxSquareClassifier) -> None:
         g.parse_square("e5"): (BLACK_MAN,),
         g.parse_square("f6"): (BLACK_MAN, WHITE_MAN),
     }
+    # Heights are read where the side band shows (the target): at 25 degrees the
+    # three-disc tower on c3 shows 2 crop px per disc; at 10 it showed 0.7, and whether
+    # it read 3 or 2 was luck (run 2 read 2 on seed 6, run 3 on seed 5).
     crops, _, heights, views = _render_crops(
-        Position.from_stacks(v, stacks, v.first_to_move), seed=5
+        Position.from_stacks(v, stacks, v.first_to_move), seed=5, tilt_deg=25.0
     )
     mean, sigma = classifier.predict_heights(crops, views)
     assert np.round(mean).astype(int).tolist() == heights.tolist()
@@ -321,9 +324,9 @@ def test_reads_labelled_photos_after_calibration(
 
 
 @pytest.mark.xfail(
-    reason="98.2% per square after calibration, short of 99.5%: this set marks kings with a "
+    reason="98.6% per square after calibration, short of 99.5%: this set marks kings with a "
     "crown sticker on tall men, which synth renders and the kings model learnt only in part "
-    "(all 9 errors are man against king: see docs/models.md)",
+    "(6 of its 7 errors are man against king: see docs/models.md)",
     strict=False,
 )
 def test_labelled_photos_meet_the_target(
