@@ -174,6 +174,7 @@ def cached_set(
         tag += f"-crowns{round(100 * crowns)}" + ("" if tallest == 4.0 else f"-tall{tallest:g}")
         if tallest > 1:  # views in men's heights; sets cached before held bare tangents
             tag += "-mh"
+        tag += "-st"  # stickers of many sizes and inks; sets cached before had one sticker
     if nadir:  # near-nadir draughts boards only: another file
         tag += "-nadir"
     path = cache / f"{source}-n{count}-s{seed}-{size}px-{tag}.npz"

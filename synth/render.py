@@ -411,6 +411,8 @@ class Renderer:
         self._set("eye", tuple(camera.centre.tolist()))
         self._set("exposure", style.exposure)
         self._set("stripe_colour", STRIPE_NEUTRAL)
+        self._set("sticker_radius", style.sticker_radius)
+        self._set("sticker_ink", style.sticker_ink)
         w = layout.width_mm
         lamp = tuple(float(c) * w for c in style.lamp)
         self._set("lamp_pos", lamp)

@@ -142,6 +142,12 @@ class Style:
     piece_height: float = 1.0
     """Each disc's height as a multiple of synth's usual (a fifth of its diameter): real
     sets that crown kings often have tall men."""
+    sticker_radius: float = 0.5
+    """A crown sticker's radius as a share of the disc's: real stickers cover half to four
+    fifths of the top."""
+    sticker_ink: float = 0.0
+    """The crown's ink: 0 a dark shade of the piece's colour, 1 a light, bright tint of its
+    hue (the damas set's: a teal crown on a teal piece), or a mix of the two."""
 
     def __post_init__(self) -> None:
         find_variant(self.variant)  # raises ValueError naming the variant
@@ -168,6 +174,10 @@ class Style:
         _check_choice("king mark", self.king_mark, KING_MARKS)
         if not 0.5 <= self.piece_height <= 5.0:
             raise ValueError(f"piece height {self.piece_height} is outside 0.5..5 discs")
+        if not 0.3 <= self.sticker_radius <= 0.9:
+            raise ValueError(f"sticker radius {self.sticker_radius} is outside 0.3..0.9 radii")
+        if not 0.0 <= self.sticker_ink <= 1.0:
+            raise ValueError(f"sticker ink {self.sticker_ink} is outside 0..1")
         if not 0.0 <= self.glare <= 2.0:
             raise ValueError(f"glare {self.glare} is outside 0..2")
         if self.glare > 0 and self.lamp[2] <= 0.1:
@@ -242,6 +252,10 @@ class Style:
         # damas set's are 0.7 square sides, 3.7 discs).
         king_mark = "crown" if extra.random() < crowns else "stack"
         piece_height = float(extra.uniform(1.0, tallest)) if king_mark == "crown" else 1.0
+        sticker_radius, sticker_ink = 0.5, 0.0
+        if king_mark == "crown":  # a stream of its own: crowned sets drawn before keep the rest
+            sticker = np.random.default_rng((seed, 8762))
+            sticker_radius, sticker_ink = sticker.uniform(0.45, 0.85), sticker.uniform(0.0, 1.0)
         markers = bool(rng.random() < 0.4)
         border = float(rng.uniform(10, 45))
         if markers:
@@ -284,6 +298,8 @@ class Style:
             scoresheet=scoresheet,
             king_mark=king_mark,
             piece_height=piece_height,
+            sticker_radius=float(sticker_radius),
+            sticker_ink=float(sticker_ink),
         )
 
 

@@ -119,6 +119,8 @@ uniform float exposure;
 uniform vec3 stripe_colour;
 uniform vec3 lamp_pos;
 uniform float lamp_power;
+uniform float sticker_radius;
+uniform float sticker_ink;
 uniform mat4 light_view_proj;
 uniform sampler2DShadow shadow_map;
 in vec3 v_world;
@@ -147,15 +149,18 @@ void main() {
         if (v_stripe == 1 && abs(v_local.y) < 0.2 && (side || top)) {
             base = stripe_colour;
         }
-        if (v_stripe == 2 && top && r < 0.5) {
-            // A crowned king: a light sticker with a crown in a dark shade of the piece colour
-            // (a band and three points), turned with the disc.
-            vec2 q = v_local.xy / 0.5;
+        if (v_stripe == 2 && top && r < sticker_radius) {
+            // A crowned king: a light sticker with a crown (a band and three points), turned
+            // with the disc, inked from a dark shade of the piece colour to a light tint of
+            // its hue.
+            vec2 q = v_local.xy / sticker_radius;
             bool band = abs(q.x) < 0.55 && q.y > -0.45 && q.y < -0.2;
             float tip = 0.5 - q.y;
             bool points = q.y >= -0.2 && q.y < 0.5 && (abs(q.x) < 0.22 * tip / 0.7
                 || abs(abs(q.x) - 0.45) < 0.18 * tip / 0.7);
-            base = (band || points) ? v_colour * 0.45 + 0.05 : vec3(0.9, 0.89, 0.85);
+            vec3 hue = v_colour / max(max(v_colour.r, v_colour.g), max(v_colour.b, 0.05));
+            vec3 ink = mix(v_colour * 0.45 + 0.05, mix(hue, vec3(1.0), 0.25) * 0.8, sticker_ink);
+            base = (band || points) ? ink : vec3(0.9, 0.89, 0.85);
         }
     } else if (mode == 5) {
         base = texture(paper_tex, vec2(v_local.x + 0.5, 0.5 - v_local.y)).rgb;

@@ -569,6 +569,29 @@ def test_a_crowned_king_is_one_disc_with_a_light_crown_sticker_on_top(renderer: 
     assert top_light(stacked, "c3") < top_light(stacked, "g3") + 20
 
 
+def test_crown_stickers_come_in_sizes_and_inks(renderer: Renderer) -> None:
+    # Real sets differ: the damas set's sticker covers most of the top and its crown is a
+    # light tint of the piece's hue, where synth's first sticker was small and dark-inked.
+    russian = find_variant("russian")
+    king = russian.geometry.parse_square("c3")
+    position = Position.from_stacks(russian, {king: parse_stack("B")}, Color.WHITE)
+    style = tilted(variant="russian", pieces="white-black", glare=0.0, king_mark="crown")
+
+    def top(radius: float, ink: float) -> np.ndarray:
+        """Grey levels round the black king's top face."""
+        out = renderer.render(
+            position, dataclasses.replace(style, sticker_radius=radius, sticker_ink=ink)
+        )
+        u, v = (round(c) for c in out.truth["tops"]["c3"])
+        patch = out.image[v - 10 : v + 11, u - 10 : u + 11]
+        return np.asarray(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), np.float64)
+
+    small, large = top(0.45, 1.0), top(0.85, 1.0)  # light crowns: the sticker all light
+    assert (large > 150).mean() > (small > 150).mean() + 0.2
+    dark = top(0.85, 0.0)  # the crown's points and band are dark on the same sticker
+    assert np.percentile(dark[5:-5, 5:-5], 20) < 100 < 180 < np.percentile(large[5:-5, 5:-5], 20)
+
+
 def test_tall_pieces_stand_as_tall_as_their_style_says(renderer: Renderer) -> None:
     russian = find_variant("russian")
     man = russian.geometry.parse_square("e3")
@@ -591,10 +614,16 @@ def test_crowns_are_drawn_only_when_asked_and_change_nothing_else() -> None:
         assert Style.random(seed, "russian", crowns=0.0) == plain
         crowned = Style.random(seed, "russian", crowns=1.0)
         assert crowned.king_mark == "crown" and 1.0 <= crowned.piece_height <= 4.0
-        assert dataclasses.replace(crowned, king_mark="stack", piece_height=1.0) == plain
+        assert 0.45 <= crowned.sticker_radius <= 0.85 and 0.0 <= crowned.sticker_ink <= 1.0
+        bare = dataclasses.replace(crowned, king_mark="stack", piece_height=1.0)
+        assert dataclasses.replace(bare, sticker_radius=0.5, sticker_ink=0.0) == plain
         usual = Style.random(seed, "russian", crowns=1.0, tallest=1.0)
         assert usual == dataclasses.replace(crowned, piece_height=1.0)
     with pytest.raises(ValueError, match="king mark"):
         Style(seed=0, variant="russian", king_mark="sticker")
     with pytest.raises(ValueError, match="piece height"):
         Style(seed=0, variant="russian", piece_height=0.1)
+    with pytest.raises(ValueError, match="sticker radius"):
+        Style(seed=0, variant="russian", sticker_radius=1.2)
+    with pytest.raises(ValueError, match="sticker ink"):
+        Style(seed=0, variant="russian", sticker_ink=-0.5)
