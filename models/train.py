@@ -295,7 +295,8 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "test_seed": config.seed + 1000,
                 "kings": "two stacked discs (draughts), striped (column games); on "
                 f"{config.crowns:.0%} of draughts boards one crowned disc, men 1-"
-                f"{config.tallest:g} discs tall",
+                f"{config.tallest:g} discs tall, its crown sticker 0.45-0.85 of the top's "
+                "radius, inked dark to light",
                 "augmentation": "left-right mirror, shift/rotate/scale, colour jitter, glare, "
                 "edge occlusion, "
                 "blur, noise, JPEG",
