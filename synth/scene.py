@@ -143,8 +143,8 @@ class Style:
     """Each disc's height as a multiple of synth's usual (a fifth of its diameter): real
     sets that crown kings often have tall men."""
     sticker_radius: float = 0.5
-    """A crown sticker's radius as a share of the disc's: real stickers cover half to four
-    fifths of the top."""
+    """A crown sticker's radius as a share of the disc's: real stickers reach from half to
+    four fifths of the way to the top's edge."""
     sticker_ink: float = 0.0
     """The crown's ink: 0 a dark shade of the piece's colour, 1 a light, bright tint of its
     hue (the damas set's: a teal crown on a teal piece), or a mix of the two."""
@@ -175,7 +175,9 @@ class Style:
         if not 0.5 <= self.piece_height <= 5.0:
             raise ValueError(f"piece height {self.piece_height} is outside 0.5..5 discs")
         if not 0.3 <= self.sticker_radius <= 0.9:
-            raise ValueError(f"sticker radius {self.sticker_radius} is outside 0.3..0.9 radii")
+            raise ValueError(
+                f"sticker radius {self.sticker_radius} is outside 0.3..0.9 of the disc's radius"
+            )
         if not 0.0 <= self.sticker_ink <= 1.0:
             raise ValueError(f"sticker ink {self.sticker_ink} is outside 0..1")
         if not 0.0 <= self.glare <= 2.0:
