@@ -122,8 +122,9 @@ def test_sets_with_crowned_kings_are_cached_apart(tmp_path: Path) -> None:
     cached_set("procedural", 4, seed=2, size=48, cache=tmp_path, crowns=0.3, tallest=1.0)
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == [
-        "procedural-n4-s2-48px-ctx-crowns30-mh.npz",  # view tangents in men's heights
-        "procedural-n4-s2-48px-ctx-crowns30-tall1.npz",
+        # view tangents in men's heights; stickers of many sizes and inks
+        "procedural-n4-s2-48px-ctx-crowns30-mh-st.npz",
+        "procedural-n4-s2-48px-ctx-crowns30-tall1-st.npz",
         "procedural-n4-s2-48px-ctx.npz",
     ]
 
