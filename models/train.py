@@ -37,6 +37,7 @@ from models.export import evaluate, export_onnx, latency_ms, quantise
 from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
 from models.net import HEIGHT_CLASSES, SquareNet, parameter_count, with_views
 from rules.observation import Top
+from synth.scene import STICKER_RADII
 
 log = logging.getLogger(__name__)
 
@@ -295,8 +296,9 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "test_seed": config.seed + 1000,
                 "kings": "two stacked discs (draughts), striped (column games); on "
                 f"{config.crowns:.0%} of draughts boards one crowned disc, men 1-"
-                f"{config.tallest:g} discs tall, its crown sticker 0.45-0.85 of the top's "
-                "radius, inked dark to light",
+                f"{config.tallest:g} discs tall, its crown sticker {STICKER_RADII[0]:g}-"
+                f"{STICKER_RADII[1]:g} of the "
+                "top's radius, inked dark to light",
                 "augmentation": "left-right mirror, shift/rotate/scale, colour jitter, glare, "
                 "edge occlusion, "
                 "blur, noise, JPEG",

@@ -58,6 +58,9 @@ CLOCK_PLACES = ("none", "left", "right")
 SCORESHEETS = ("none", "white", "black", "both")
 #: How a draughts king shows (:attr:`Style.king_mark`).
 KING_MARKS = ("stack", "crown")
+#: The crown sticker radii :meth:`Style.random` draws for crowned sets, as shares of the
+#: disc's (the damas set's reaches about two thirds of the way to the edge).
+STICKER_RADII = (0.45, 0.85)
 
 
 def _check_choice(field: str, value: str, options: tuple[str, ...]) -> None:
@@ -254,10 +257,13 @@ class Style:
         # damas set's are 0.7 square sides, 3.7 discs).
         king_mark = "crown" if extra.random() < crowns else "stack"
         piece_height = float(extra.uniform(1.0, tallest)) if king_mark == "crown" else 1.0
-        sticker_radius, sticker_ink = 0.5, 0.0
+        sticker: dict[str, float] = {}  # stacked kings keep the fields' defaults
         if king_mark == "crown":  # a stream of its own: crowned sets drawn before keep the rest
-            sticker = np.random.default_rng((seed, 8762))
-            sticker_radius, sticker_ink = sticker.uniform(0.45, 0.85), sticker.uniform(0.0, 1.0)
+            draw = np.random.default_rng((seed, 8762))
+            sticker = {
+                "sticker_radius": float(draw.uniform(*STICKER_RADII)),
+                "sticker_ink": float(draw.uniform(0.0, 1.0)),
+            }
         markers = bool(rng.random() < 0.4)
         border = float(rng.uniform(10, 45))
         if markers:
@@ -300,8 +306,7 @@ class Style:
             scoresheet=scoresheet,
             king_mark=king_mark,
             piece_height=piece_height,
-            sticker_radius=float(sticker_radius),
-            sticker_ink=float(sticker_ink),
+            **sticker,
         )
 
 

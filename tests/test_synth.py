@@ -18,7 +18,7 @@ from rules.pieces import parse_stack
 from rules.variants import Color
 from synth.game import Timing, game_frames
 from synth.render import Renderer
-from synth.scene import HandStyle, Style
+from synth.scene import STICKER_RADII, HandStyle, Style
 from vision import board_spec
 
 INTERNATIONAL = find_variant("international")
@@ -614,7 +614,8 @@ def test_crowns_are_drawn_only_when_asked_and_change_nothing_else() -> None:
         assert Style.random(seed, "russian", crowns=0.0) == plain
         crowned = Style.random(seed, "russian", crowns=1.0)
         assert crowned.king_mark == "crown" and 1.0 <= crowned.piece_height <= 4.0
-        assert 0.45 <= crowned.sticker_radius <= 0.85 and 0.0 <= crowned.sticker_ink <= 1.0
+        low, high = STICKER_RADII
+        assert low <= crowned.sticker_radius <= high and 0.0 <= crowned.sticker_ink <= 1.0
         bare = dataclasses.replace(crowned, king_mark="stack", piece_height=1.0)
         assert dataclasses.replace(bare, sticker_radius=0.5, sticker_ink=0.0) == plain
         usual = Style.random(seed, "russian", crowns=1.0, tallest=1.0)
