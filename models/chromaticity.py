@@ -9,6 +9,11 @@ brightens a surface. A set whose two colours differ in hue is told apart by it w
 the light; a white and a black set has two nearly equal chromaticities, so the cue stays
 weak there and the model decides.
 
+A king's top may wear a crown sticker: white or a pale tint, printed in another ink, as
+large as most of the top (the damas set's reach two thirds of the way to the edge). Its
+pixels would pull the median to grey, so a king's hue is read from the pixels that are
+not pale (:data:`PALE_SATURATION`, :data:`PALE_LEVEL`): the rim of the top and its side.
+
 Written here rather than taken from a library: it is a per-set two-class Gaussian on a
 median statistic, a few lines of numpy.
 """
@@ -36,12 +41,19 @@ drain a piece's hue."""
 GLARE_LEVEL = 250.0
 """Pixels with a channel above this (of 255, plus one) are a lamp's highlight, not the
 piece's colour."""
+PALE_SATURATION = 0.3
+PALE_LEVEL = 120.0
+"""A pixel whose saturation ((max - min) / max) is under :data:`PALE_SATURATION` and
+whose brightest channel is over :data:`PALE_LEVEL` is pale: a crown sticker's, in the
+kings' cue. 0.3 and 120 leave out the stickers of the damas photos and of synth's sets
+while keeping the rim of a purple or teal top (docs/models.md)."""
 
 
-def piece_chromaticity(crops: np.ndarray, window: CropWindow) -> np.ndarray:
+def piece_chromaticity(crops: np.ndarray, window: CropWindow, *, pale: bool = True) -> np.ndarray:
     """``(N, 2)`` median rg chromaticity (percent of R + G + B) of each BGR crop's piece
     area: the middle of the cell and above it, where a stack stands and grows in an
-    image-upright crop."""
+    image-upright crop. ``pale=False`` leaves pale pixels out (a crown sticker's); NaN
+    where none are left."""
     height, width = crops.shape[1:3]
     cell_w = width / (1 + window.left + window.right)
     cell_h = height / (1 + window.top + window.bottom)
@@ -50,7 +62,11 @@ def piece_chromaticity(crops: np.ndarray, window: CropWindow) -> np.ndarray:
     y0, y1 = int(cy - 0.35 * cell_h), int(cy + 0.15 * cell_h) + 1
     pixels = crops[:, y0:y1, x0:x1].reshape(len(crops), (y1 - y0) * (x1 - x0), 3) + 1.0
     shares = 100.0 * pixels[:, :, [2, 1]] / pixels.sum(axis=2, keepdims=True)
-    shares[pixels.max(axis=2) > GLARE_LEVEL] = np.nan  # a highlight is the lamp's colour
+    brightest = pixels.max(axis=2)
+    shares[brightest > GLARE_LEVEL] = np.nan  # a highlight is the lamp's colour
+    if not pale:
+        saturation = (brightest - pixels.min(axis=2)) / brightest
+        shares[(saturation < PALE_SATURATION) & (brightest > PALE_LEVEL)] = np.nan
     with warnings.catch_warnings():  # a crop all glare has no chromaticity: NaN
         warnings.simplefilter("ignore", RuntimeWarning)
         out: np.ndarray = np.nanmedian(shares, axis=1)
@@ -58,43 +74,68 @@ def piece_chromaticity(crops: np.ndarray, window: CropWindow) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class PieceChromaticity:
-    """Mean chromaticity of White's and Black's pieces on one start frame, and the
-    spread a piece may stray from its colour's mean."""
+class ColourGaussians:
+    """Mean chromaticity of White's and Black's men on one start frame, and the spread a
+    piece may stray from its colour's mean: two Gaussians of equal spread."""
 
     means: np.ndarray
     """(2, 2): White's, Black's (r, g)."""
     spread: np.ndarray
     """(2,): of r and of g."""
-    window: CropWindow
 
     @classmethod
-    def learn(cls, crops: np.ndarray, tops: np.ndarray, window: CropWindow) -> PieceChromaticity:
-        """From a start frame's crops and their labels (both colours' men on it)."""
-        shares = piece_chromaticity(crops, window)
+    def learn(cls, shares: np.ndarray, tops: np.ndarray) -> ColourGaussians:
+        """From a start frame's ``(N, 2)`` chromaticities and labels (both colours' men)."""
         white, black = shares[tops == Top.WHITE_MAN], shares[tops == Top.BLACK_MAN]
-        means = np.stack([np.nanmean(white, axis=0), np.nanmean(black, axis=0)])
-        spread = np.nanstd(np.concatenate([white - means[0], black - means[1]]), axis=0)
-        return cls(np.nan_to_num(means, nan=100 / 3), np.fmax(spread, SPREAD_FLOOR), window)
+        with warnings.catch_warnings():  # a colour all pale (a white set's men): NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
+            means = np.stack([np.nanmean(white, axis=0), np.nanmean(black, axis=0)])
+            spread = np.nanstd(np.concatenate([white - means[0], black - means[1]]), axis=0)
+        return cls(np.nan_to_num(means, nan=100 / 3), np.fmax(spread, SPREAD_FLOOR))
 
-    def white_log_odds(self, crops: np.ndarray) -> np.ndarray:
-        """``(N,)`` log-odds that each crop's piece is White rather than Black (two
-        Gaussians of equal spread; meaningful only where a piece stands; 0 where the
-        crop is all glare)."""
-        shares = piece_chromaticity(crops, self.window)
+    def white_log_odds(self, shares: np.ndarray) -> np.ndarray:
+        """``(N,)`` log-odds of White over Black for ``(N, 2)`` chromaticities; 0 for NaN."""
         to_white = ((shares - self.means[0]) / self.spread) ** 2
         to_black = ((shares - self.means[1]) / self.spread) ** 2
         out: np.ndarray = np.nan_to_num(0.5 * (to_black - to_white).sum(axis=1))
         return out
 
+
+@dataclass(frozen=True)
+class PieceChromaticity:
+    """The start frame's men's chromaticity, read whole (the men's cue) and without pale
+    pixels (the kings' cue, which a crown sticker does not move)."""
+
+    men: ColourGaussians
+    kings: ColourGaussians
+    window: CropWindow
+
+    @classmethod
+    def learn(cls, crops: np.ndarray, tops: np.ndarray, window: CropWindow) -> PieceChromaticity:
+        """From a start frame's crops and their labels (both colours' men on it)."""
+        return cls(
+            ColourGaussians.learn(piece_chromaticity(crops, window), tops),
+            ColourGaussians.learn(piece_chromaticity(crops, window, pale=False), tops),
+            window,
+        )
+
+    def white_log_odds(self, crops: np.ndarray, *, kings: bool = False) -> np.ndarray:
+        """``(N,)`` log-odds that each crop's piece is White rather than Black, read as a
+        man's or (``kings``) as a king's; meaningful only where a piece stands; 0 where
+        the crop is all glare (or, for a king, all pale)."""
+        gaussians = self.kings if kings else self.men
+        return gaussians.white_log_odds(piece_chromaticity(crops, self.window, pale=not kings))
+
     def resplit(self, colour: np.ndarray, crops: np.ndarray, men: np.ndarray) -> np.ndarray:
         """``(N, 3)`` empty / White / Black with the pieces' share split anew between
         White and Black by this cue times the given split; the empty share is kept (the
         model reads occupancy well, and chromaticity says nothing about it). The cue
-        moves the split by at most :data:`CUE_LIMIT` log-odds, times ``men`` ``(N,)``,
-        the chance that the piece is a man: a king's top may carry a crown sticker or a
-        stripe of another colour (the start frame, all men, says nothing of kings)."""
-        odds = men * np.clip(self.white_log_odds(crops), -CUE_LIMIT, CUE_LIMIT)
+        moves the split by at most :data:`CUE_LIMIT` log-odds: the men's cue times
+        ``men`` ``(N,)``, the chance that the piece is a man, and the kings' cue times the
+        rest."""
+        as_men = np.clip(self.white_log_odds(crops), -CUE_LIMIT, CUE_LIMIT)
+        as_kings = np.clip(self.white_log_odds(crops, kings=True), -CUE_LIMIT, CUE_LIMIT)
+        odds = men * as_men + (1 - men) * as_kings
         white = colour[:, 1] * np.exp(odds / 2)
         black = colour[:, 2] * np.exp(-odds / 2)
         keep = (colour[:, 1] + colour[:, 2]) / np.maximum(white + black, 1e-300)

@@ -115,8 +115,8 @@ class OnnxSquareClassifier:
     """The card's ``kings_model``: man or king and stack height come from it."""
     chromaticity: PieceChromaticity | None = None
     """The start frame's pieces' chromaticity, set by :meth:`adapted` (not in a column
-    game): it splits a man between White and Black again by a cue that shading does not
-    move."""
+    game): it splits a piece between White and Black again by a cue that shading does
+    not move (a king's without its crown sticker's pale pixels)."""
     view_scale: float = 1.0
     """This set's man height in synth discs, set by :meth:`adapted`: the kings model reads
     view tangents in that unit, since to the camera taller men are the usual discs seen

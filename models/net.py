@@ -6,6 +6,8 @@ the exported ONNX file through onnxruntime (:mod:`models.classifier`).
 
 from __future__ import annotations
 
+import itertools
+
 import torch
 from torch import nn
 
@@ -88,6 +90,17 @@ def with_views(net: SquareNet) -> SquareNet:
             old = widened
         value.copy_(old)
     return out
+
+
+def conv_norm_pairs(net: SquareNet) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
+    """The body's convolutions, each with the BatchNorm after it (the ONNX export folds
+    each pair into one convolution)."""
+    modules = list(net.body.modules())
+    return [
+        (conv, norm)
+        for conv, norm in itertools.pairwise(modules)
+        if isinstance(conv, nn.Conv2d) and isinstance(norm, nn.BatchNorm2d)
+    ]
 
 
 def parameter_count(net: nn.Module) -> int:

@@ -11,7 +11,6 @@ starts where the shipped model stands rather than from a disturbed copy.
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +20,7 @@ from onnx import numpy_helper
 from torch import nn
 
 from models.classifier import to_input
-from models.net import SquareNet
+from models.net import SquareNet, conv_norm_pairs
 
 
 def _float_tensors(model: onnx.ModelProto) -> dict[str, np.ndarray]:
@@ -51,12 +50,7 @@ def net_from_onnx(path: Path, sample_crops: np.ndarray) -> SquareNet:
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
     gemms = [n for n in model.graph.node if n.op_type == "Gemm"]
     net = SquareNet()
-    modules = list(net.body.modules())
-    pairs = [
-        (m, norm)
-        for m, norm in itertools.pairwise(modules)
-        if isinstance(m, nn.Conv2d) and isinstance(norm, nn.BatchNorm2d)
-    ]
+    pairs = conv_norm_pairs(net)
     if len(pairs) != len(convs):
         raise ValueError(f"{path}: {len(convs)} convolutions, SquareNet has {len(pairs)}")
     x = torch.from_numpy(to_input(sample_crops))

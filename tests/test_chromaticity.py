@@ -1,5 +1,6 @@
 """The hue cue that re-splits a piece between White and Black: shading does not move it,
-glare is left out, and a set of two greys gets no say from it."""
+glare is left out, a king's crown sticker does not move it, and a set of two greys gets no
+say from it."""
 
 from __future__ import annotations
 
@@ -15,14 +16,19 @@ PURPLE = (150, 50, 120)
 TEAL = (125, 120, 15)
 
 
-def _crop(piece: tuple[int, int, int] | None, shade: float = 1.0) -> np.ndarray:
+def _crop(
+    piece: tuple[int, int, int] | None, shade: float = 1.0, sticker: float = 0.0
+) -> np.ndarray:
     """A context crop of one cell: the light square, a disc of ``piece`` on its centre,
-    all lit at ``shade`` of the start frame's light."""
+    all lit at ``shade`` of the start frame's light; ``sticker``: a white crown sticker
+    of that share of the disc's radius on it."""
     crop = np.full((CROP_PX, CROP_PX, 3), BOARD, np.float64)
     if piece is not None:
         cell = CROP_PX / (1 + CONTEXT.left + CONTEXT.right)
         centre = (round((CONTEXT.left + 0.5) * cell), round((CONTEXT.top + 0.5) * cell))
         cv2.circle(crop, centre, round(0.4 * cell), piece, -1)
+        if sticker:
+            cv2.circle(crop, centre, round(0.4 * sticker * cell), (235, 240, 240), -1)
     return np.clip(crop * shade, 0, 255).astype(np.uint8)
 
 
@@ -50,8 +56,19 @@ def test_the_cue_settles_only_what_the_model_leaves_open() -> None:
     assert split[1, 1] / split[1, 2] <= np.exp(CUE_LIMIT) * 0.001 / 0.999 * 1.0001
     np.testing.assert_allclose(split[:, 0], colour[:, 0])  # occupancy is the model's
     np.testing.assert_allclose(split.sum(axis=1), 1.0)
-    # A king's top may wear a crown of another colour: the cue says nothing of kings.
-    np.testing.assert_allclose(cue.resplit(colour, crops, np.zeros(3)), colour)
+
+
+def test_a_crown_sticker_does_not_move_a_kings_hue() -> None:
+    cue = _start(PURPLE, TEAL)
+    kings = np.stack([_crop(PURPLE, 0.6, sticker=0.8), _crop(TEAL, 0.6, sticker=0.8)])
+    as_kings = cue.white_log_odds(kings, kings=True)
+    assert as_kings[0] > 1.0 and as_kings[1] < -1.0
+    # Read whole, a sticker this large makes the teal king's top grey, nearer purple.
+    assert cue.white_log_odds(kings)[1] > 0.0
+    # So a king (men share 0) takes the kings' cue, a man the men's.
+    colour = np.array([[0.0, 0.5, 0.5], [0.0, 0.5, 0.5]])
+    assert cue.resplit(colour, kings, np.zeros(2)).argmax(axis=1).tolist() == [1, 2]
+    assert cue.resplit(colour, kings, np.ones(2))[1].argmax() == 1
 
 
 def test_a_set_of_two_greys_gets_little_say() -> None:

@@ -312,7 +312,7 @@ def _photo_scores(shared_data: Path, classifier: OnnxSquareClassifier) -> dict[s
 #: The calibrated per-square figure measured on the labelled photos with the shipped model
 #: (see models/square_classifier.json, "real_photos"), less a margin: a guard against
 #: regressions. The issue's target is 99.5% (PHOTO_TARGET below).
-PHOTO_FLOOR_PCT = 98.5
+PHOTO_FLOOR_PCT = 98.8
 
 
 def test_reads_labelled_photos_after_calibration(
@@ -324,9 +324,9 @@ def test_reads_labelled_photos_after_calibration(
 
 
 @pytest.mark.xfail(
-    reason="99.0% per square after calibration, short of 99.5%: this set marks kings with a "
+    reason="99.22% per square after calibration, short of 99.5%: this set marks kings with a "
     "crown sticker on tall men, which synth renders and the kings model learnt only in part "
-    "(4 of its 5 errors are man against king: see docs/models.md)",
+    "(its 4 errors are all man against king: see docs/models.md)",
     strict=False,
 )
 def test_labelled_photos_meet_the_target(
