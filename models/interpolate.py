@@ -37,9 +37,6 @@ from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
 from models.net import SquareNet, conv_norm_pairs
 from models.train import initial_net
 
-FINE_TUNE_SEED = 79
-"""The shipped fine-tune's ``--seed`` (``--crowns 0.3``): the int8 quantiser calibrates on
-its first training part, and the card's held-out figures are on its test set."""
 KEPT = ("classes", "height_classes", "input_size", "input", "crop_window", "normalisation",
         "outputs", "colour", "parameters", "kings_model")  # fmt: skip
 """What the start model's card says of the file's interface: the mixed model keeps it."""
@@ -97,13 +94,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--end-card", type=Path, default=None, help="the fine-tune's card, kept in this card"
     )
+    # The quantiser calibrates on the fine-tune's first training part, and the card's
+    # held-out figures are on its test set: its run's --seed and --crowns name them.
+    parser.add_argument("--seed", type=int, default=79, help="the fine-tune's --seed")
+    parser.add_argument("--crowns", type=float, default=0.3, help="the fine-tune's --crowns")
     ns = parser.parse_args(argv)
     classifier = OnnxSquareClassifier.load(ns.start)
     size, window = classifier.crop_size[0], window_name(classifier.window)
     views = any(i.name == "views" for i in classifier.session.get_inputs())
-    # the fine-tune's first training part and its test set, as its run quantised and tested
-    rendered = partial(cached_set, "synth", size=size, window=window, crowns=0.3)
-    part, test = rendered(4000, seed=FINE_TUNE_SEED), rendered(6000, seed=FINE_TUNE_SEED + 1000)
+    rendered = partial(cached_set, "synth", size=size, window=window, crowns=ns.crowns)
+    part, test = rendered(4000, seed=ns.seed), rendered(6000, seed=ns.seed + 1000)
     nets = [initial_net(path, part, views) for path in (ns.start, ns.end)]
     fp32 = ns.out.with_suffix(".fp32.onnx")
     export_onnx(interpolate(nets[0], nets[1], ns.share), fp32, size)
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     mixed = OnnxSquareClassifier.load(ns.out)
     held_out = evaluate(mixed, test, top_limit_px=top_limit_px(size, mixed.window))
     card.update(
-        metrics={"held_out": held_out.as_dict(), "test_seed": FINE_TUNE_SEED + 1000},
+        metrics={"held_out": held_out.as_dict(), "test_seed": ns.seed + 1000},
         size_bytes=ns.out.stat().st_size,
         speed={
             "ms_50_crops_one_thread": latency_ms(
