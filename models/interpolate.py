@@ -26,6 +26,7 @@ import shutil
 import sys
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
@@ -111,20 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     quantise(fp32, ns.out, calibration.crops, calibration.views if views else None)
     fp32.unlink()
 
-    runs = {"start": classifier.card, "end": _read_card(ns.end_card)}
-    card = {key: classifier.card[key] for key in KEPT if key in classifier.card}
-    card.update(
-        model=ns.out.name,
-        precision="int8 (static QDQ, per-channel)",
-        command="python -m models.interpolate " + " ".join(sys.argv[1:]),
-        interpolation={
-            "share": ns.share,
-            **{
-                name: {"path": str(path), **{k: run[k] for k in RUN_KEYS if k in run}}
-                for (name, run), path in zip(runs.items(), (ns.start, ns.end), strict=True)
-            },
-        },
-    )
+    card = _card(classifier.card, _read_card(ns.end_card), ns)
     card_path(ns.out).write_text(json.dumps(card, indent=1) + "\n")
     for kings_file in [] if classifier.kings is None else classifier.kings.model_files():
         beside = ns.out.parent / kings_file.name  # the card names it: it reads with it
@@ -148,11 +136,30 @@ def main(argv: list[str] | None = None) -> None:
     print(json.dumps({"model": str(ns.out), "held_out": held_out.as_dict()}))
 
 
-def _read_card(path: Path | None) -> dict[str, object]:
+def _card(start: dict[str, Any], end: dict[str, Any], ns: argparse.Namespace) -> dict[str, Any]:
+    """The mixed model's card before its figures: START's interface, both runs' records."""
+    card = {key: start[key] for key in KEPT if key in start}
+    runs = {"start": (ns.start, start), "end": (ns.end, end)}
+    card.update(
+        model=ns.out.name,
+        precision="int8 (static QDQ, per-channel)",
+        command="python -m models.interpolate " + " ".join(sys.argv[1:]),
+        interpolation={
+            "share": ns.share,
+            **{
+                name: {"path": str(path), **{k: run[k] for k in RUN_KEYS if k in run}}
+                for name, (path, run) in runs.items()
+            },
+        },
+    )
+    return card
+
+
+def _read_card(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {}
     try:
-        card: dict[str, object] = json.loads(path.read_text())
+        card: dict[str, Any] = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise SystemExit(f"cannot read the fine-tune's card {str(path)!r}: {exc}") from exc
     return card
