@@ -177,6 +177,11 @@ class OnnxSquareClassifier:
         spec = self.card.get("crop_window")
         return CELL if spec is None else CropWindow(**spec)
 
+    @property
+    def reads_views(self) -> bool:
+        """This file has the ``views`` input (a kings model); not its kings model's."""
+        return any(i.name == "views" for i in self.session.get_inputs())
+
     def run(self, crops: np.ndarray, views: np.ndarray | None = None) -> SquarePrediction:
         """All outputs for ``crops (N, H, W, 3)`` uint8 BGR, in one batch; ``views (N,)``:
         the cells' view tangents, for a model that reads them (its ONNX file has a ``views``
@@ -194,7 +199,7 @@ class OnnxSquareClassifier:
         if len(crops) == 0:
             return SquarePrediction(np.zeros((0, len(Top))), np.zeros((0, 9)), np.zeros((0, 64)))
         inputs = {"crops": to_input(crops)}
-        if any(i.name == "views" for i in self.session.get_inputs()):
+        if self.reads_views:
             if views is None or np.shape(views) != (len(crops),):
                 given = None if views is None else np.shape(views)
                 raise ValueError(

@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
     ns = parser.parse_args(argv)
     classifier = OnnxSquareClassifier.load(ns.start)
     size, window = classifier.crop_size[0], window_name(classifier.window)
-    views = any(i.name == "views" for i in classifier.session.get_inputs())
+    views = classifier.reads_views
     rendered = partial(cached_set, "synth", size=size, window=window, crowns=ns.crowns)
     part, test = rendered(4000, seed=ns.seed), rendered(6000, seed=ns.seed + 1000)
     nets = [initial_net(path, part, views) for path in (ns.start, ns.end)]
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     fp32.unlink()
 
     card = _card(classifier.card, _read_card(ns.end_card), ns)
-    card_path(ns.out).write_text(json.dumps(card, indent=1) + "\n")
+    card_path(ns.out).write_text(json.dumps(card, indent=1) + "\n")  # load() reads it
     for kings_file in [] if classifier.kings is None else classifier.kings.model_files():
         beside = ns.out.parent / kings_file.name  # the card names it: it reads with it
         if not beside.exists():
@@ -121,14 +121,11 @@ def main(argv: list[str] | None = None) -> None:
             shutil.copy(card_path(kings_file), card_path(beside))
     mixed = OnnxSquareClassifier.load(ns.out)
     held_out = evaluate(mixed, test, top_limit_px=top_limit_px(size, mixed.window))
+    first = test.subset(slice(50))  # the speed figure's batch, as models.train's
     card.update(
         metrics={"held_out": held_out.as_dict(), "test_seed": ns.seed + 1000},
         size_bytes=ns.out.stat().st_size,
-        speed={
-            "ms_50_crops_one_thread": latency_ms(
-                mixed, test.crops[:50], test.views[:50] if test.views is not None else None
-            )
-        },
+        speed={"ms_50_crops_one_thread": latency_ms(mixed, first.crops, first.views)},
     )
     if (SHARED_DATA / PHOTOS).is_dir():
         card["real_photos"] = photo_figures(mixed, SHARED_DATA)
