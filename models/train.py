@@ -35,7 +35,14 @@ from models.dataset import (
 from models.distil import Teacher, distillation_loss
 from models.export import evaluate, export_onnx, latency_ms, quantise
 from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
-from models.net import HEIGHT_CLASSES, SquareNet, parameter_count, with_views
+from models.net import (
+    HEIGHT_CLASSES,
+    SquareNet,
+    deepened,
+    fine_conv_count,
+    parameter_count,
+    with_views,
+)
 from rules.observation import Top
 from synth.scene import STICKER_RADII
 
@@ -91,6 +98,9 @@ class TrainConfig:
     views: bool = False
     """Train a net that reads each cell's view tangent beside its crop
     (:class:`models.net.SquareNet` ``views``): a kings model, for a card's ``kings_model``."""
+    fine_convs: int = 1
+    """Convolutions at full resolution (:class:`models.net.SquareNet`); more than ``init``
+    has are added as identities (:func:`models.net.deepened`)."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -130,7 +140,9 @@ def initial_net(init: Path | None, data: SquareSet, views: bool = False) -> Squa
         net = net_from_onnx(init, data.crops[:: max(len(data) // 512, 1)])
     else:
         state = torch.load(init, weights_only=True)
-        net = SquareNet(views=state["body.0.0.weight"].shape[1] == 4)
+        net = SquareNet(
+            views=state["body.0.0.weight"].shape[1] == 4, fine_convs=fine_conv_count(state)
+        )
         net.load_state_dict(state)
     return with_views(net) if views and not net.views else net
 
@@ -149,6 +161,14 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     net = initial_net(config.init, data, config.views)
     if config.views and data.views is None:
         raise ValueError("--views needs sets with view tangents (synth renders)")
+    if config.fine_convs > net.fine_convs:
+        sample = rng.choice(len(data), size=min(len(data), 1024), replace=False)
+        views_in = (
+            torch.from_numpy(data.views[sample].astype(np.float32))[:, None] if net.views else None
+        )  # type: ignore[index]
+        net = deepened(
+            net, config.fine_convs, torch.from_numpy(to_input(data.crops[sample])), views_in
+        )
     teacher = None if config.distil is None else Teacher.load(config.distil)
     weights = sample_weights(data, config.tower_weight, config.piece_weight)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
@@ -393,6 +413,10 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         "--distil-features", type=float, default=defaults.distil_features,
         help="weight of the features' cosine distance to the teacher's, with --distil",
     )  # fmt: skip
+    parser.add_argument(
+        "--fine-convs", type=int, default=defaults.fine_convs,
+        help="convolutions at full resolution (more than --init has start as identities)",
+    )  # fmt: skip
     ns = parser.parse_args(argv)
     return TrainConfig(
         source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
@@ -402,6 +426,7 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         tower_weight=ns.tower_weight, crowns=ns.crowns, tallest=ns.tallest,
         piece_weight=ns.piece_weight, nadir_parts=ns.nadir_parts, distil=ns.distil,
         distil_weight=ns.distil_weight, distil_features=ns.distil_features, views=ns.views,
+        fine_convs=ns.fine_convs,
     )  # fmt: skip
 
 

@@ -224,3 +224,40 @@ def test_training_with_view_tangents_exports_a_model_that_reads_them(tmp_path: P
     assert model.predict(data.crops[:5], data.views[:5]).shape == (5, len(Top))
     with pytest.raises(ValueError, match="view tangent"):
         model.predict(data.crops[:5])
+
+
+@pytest.mark.parametrize("views", [False, True])
+def test_a_deepened_net_reads_as_the_net_it_grew_from(tmp_path: Path, views: bool) -> None:
+    pytest.importorskip("torch")
+    import torch
+
+    from models.classifier import to_input
+    from models.net import SquareNet, deepened
+    from models.train import TrainConfig, checkpoint_path, initial_net
+
+    crops, _, _ = procedural_set(96, seed=3)
+    x = torch.from_numpy(to_input(crops))
+    tangents = torch.linspace(0.0, 0.8, len(crops))[:, None] if views else None
+    torch.manual_seed(0)
+    net = SquareNet(views=views)
+    net.train()
+    with torch.no_grad():  # running statistics other than the defaults, as after training
+        for _ in range(3):
+            net(x, tangents)
+    net.eval()
+    sample, rest = (None, None) if tangents is None else (tangents[:64], tangents[64:])
+    deep = deepened(net, 2, x[:64], sample)
+    assert deep.fine_convs == 2 and len(deep.body[0]) == len(net.body[0]) + 3
+    with torch.no_grad():
+        before, after = net(x[64:], rest), deep(x[64:], rest)
+    for old, new in zip(before, after, strict=True):
+        assert torch.allclose(old, new, atol=1e-4)
+    # Its checkpoint continues as the deeper net.
+    config = TrainConfig(out=tmp_path / "run" / "square_kings.onnx", cache=tmp_path)
+    torch.save(deep.state_dict(), checkpoint_path(config))
+    again = initial_net(
+        checkpoint_path(config),
+        SquareSet(crops, np.zeros(96, np.int64), np.zeros(96, np.int64)),
+        views,
+    )
+    assert again.fine_convs == 2
