@@ -69,15 +69,20 @@ class SquareNet(nn.Module):
         self.top_head = nn.Linear(heads_in, TOP_CLASSES)
         self.height_head = nn.Linear(heads_in, HEIGHT_CLASSES)
 
+    def body_input(self, x: torch.Tensor, views: torch.Tensor | None) -> torch.Tensor:
+        """The crops, and for a net that reads them the view tangents as a constant
+        fourth channel."""
+        if not self.views:
+            return x
+        if views is None:
+            raise ValueError("this net reads view tangents beside the crops")
+        plane = views[:, :, None, None].expand(-1, 1, x.shape[2], x.shape[3])
+        return torch.cat([x, plane], dim=1)
+
     def forward(
         self, x: torch.Tensor, views: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        if self.views:
-            if views is None:
-                raise ValueError("this net reads view tangents beside the crops")
-            plane = views[:, :, None, None].expand(-1, 1, x.shape[2], x.shape[3])
-            x = torch.cat([x, plane], dim=1)
-        features = self.embed(self.body(x))
+        features = self.embed(self.body(self.body_input(x, views)))
         heads_in = features if views is None else torch.cat([features, views], dim=1)
         return self.top_head(heads_in), self.height_head(heads_in), features
 
@@ -117,16 +122,12 @@ def deepened(
     out.load_state_dict(net.state_dict(), strict=False)  # the added layers' keys are new
     out.eval()  # the old layers' running statistics give the added ones their input
     block = out.body[0]
-    x = (
-        torch.cat([sample, views[:, :, None, None].expand(-1, 1, *sample.shape[2:])], 1)
-        if net.views
-        else sample
-    )
-    x = block[: 3 * old](x)  # the old convs' output: the new ones' input
-    for k in range(old, fine_convs):
-        conv, norm = block[3 * k], block[3 * k + 1]
+    assert isinstance(block, nn.Sequential)
+    x = block[: 3 * old](net.body_input(sample, views))  # the added convs' input
+    mean, var = x.mean(dim=(0, 2, 3)), x.var(dim=(0, 2, 3))
+    for conv, norm in conv_norm_pairs(out)[old:fine_convs]:  # the first block's added ones
         nn.init.dirac_(conv.weight)
-        mean, var = x.mean(dim=(0, 2, 3)), x.var(dim=(0, 2, 3))
+        assert norm.running_mean is not None and norm.running_var is not None
         norm.weight.copy_(var.add(norm.eps).sqrt())
         norm.bias.copy_(mean)
         norm.running_mean.copy_(mean)

@@ -163,11 +163,12 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
         raise ValueError("--views needs sets with view tangents (synth renders)")
     if config.fine_convs > net.fine_convs:
         sample = rng.choice(len(data), size=min(len(data), 1024), replace=False)
-        views_in = (
-            torch.from_numpy(data.views[sample].astype(np.float32))[:, None] if net.views else None
-        )  # type: ignore[index]
+        tangents = data.views[sample] if net.views and data.views is not None else None
         net = deepened(
-            net, config.fine_convs, torch.from_numpy(to_input(data.crops[sample])), views_in
+            net,
+            config.fine_convs,
+            torch.from_numpy(to_input(data.crops[sample])),
+            None if tangents is None else torch.from_numpy(tangents.astype(np.float32))[:, None],
         )
     teacher = None if config.distil is None else Teacher.load(config.distil)
     weights = sample_weights(data, config.tower_weight, config.piece_weight)
