@@ -129,11 +129,14 @@ def sample_weights(data: SquareSet, tower_weight: float, piece_weight: float = 1
     return pieces * np.where(data.heights >= 3, tower_weight, 1.0)
 
 
-def initial_net(init: Path | None, data: SquareSet, views: bool = False) -> SquareNet:
-    """A fresh net, or one with the weights of a checkpoint or a shipped ONNX file; with
-    ``views``, one that reads view tangents (starting as the weights it is given read)."""
+def initial_net(
+    init: Path | None, data: SquareSet, views: bool = False, fine_convs: int = 1
+) -> SquareNet:
+    """A fresh net (``fine_convs`` at full resolution), or one with the weights of a
+    checkpoint or a shipped ONNX file (as many as those have); with ``views``, one that
+    reads view tangents (starting as the weights it is given read)."""
     if init is None:
-        return SquareNet(views=views)
+        return SquareNet(views=views, fine_convs=fine_convs)
     if init.suffix == ".onnx":
         from models.onnx_init import net_from_onnx
 
@@ -158,7 +161,7 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     """Train until the time budget runs out (one-cycle schedule over the estimated steps)."""
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed + 1)
-    net = initial_net(config.init, data, config.views)
+    net = initial_net(config.init, data, config.views, config.fine_convs)
     if config.views and data.views is None:
         raise ValueError("--views needs sets with view tangents (synth renders)")
     if config.fine_convs > net.fine_convs:
@@ -339,6 +342,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "crowns": config.crowns,
                 "tallest": config.tallest,
                 "views": config.views,
+                "fine_convs": net.fine_convs,
                 "distil": None
                 if config.distil is None
                 else {

@@ -214,10 +214,15 @@ def test_training_with_view_tangents_exports_a_model_that_reads_them(tmp_path: P
 
     out = tmp_path / "kings.onnx"
     main(["--views", "--train-count", "300", "--train-parts", "1", "--test-count", "150",
-          "--minutes", "0.05", "--threads", "1", "--out", str(out),
+          "--minutes", "0.05", "--threads", "1", "--fine-convs", "2", "--out", str(out),
           "--cache", str(tmp_path / "cache")])  # fmt: skip
     card = json.loads(card_path(out).read_text())
     assert card["training"]["views"] is True and "view_tangents" in card["input"]
+    assert card["training"]["fine_convs"] == 2
+    import onnx
+
+    convs = [n for n in onnx.load(str(out)).graph.node if n.op_type == "Conv"]
+    assert len(convs) == 6  # two at full resolution, two at each smaller scale
     data = SquareSet.load(next((tmp_path / "cache").glob("synth-n150-*.npz")))
     assert data.views is not None and np.all((data.views >= 0) & (data.views < 2))
     model = OnnxSquareClassifier.load(out)
