@@ -48,12 +48,14 @@ class SquareNet(nn.Module):
 
     def __init__(self, *, views: bool = False, fine_convs: int = 1) -> None:
         super().__init__()
+        if fine_convs < 1:
+            raise ValueError(f"fine_convs {fine_convs}: the net needs at least one convolution")
         self.views = views
         self.fine_convs = fine_convs
         # One conv at full resolution (it dominates the cost), two at each smaller scale:
         # about 9 M multiply-adds per 48x48 crop, 50 crops in a few ms on one core. Each
-        # more at full resolution (``fine_convs``) adds 5 M: a side band of 1-3 pixels
-        # per disc is measured before the first pooling or not at all.
+        # more at full resolution (``fine_convs``) adds 5 M, to measure a side band of
+        # 1-3 pixels per disc before the first pooling (kings model run 6, docs/models.md).
         self.body = nn.Sequential(
             _block(4 if views else 3, 16, convs=fine_convs),
             _block(16, 24, convs=2),
