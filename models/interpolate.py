@@ -59,12 +59,16 @@ def folded_weights(net: SquareNet) -> list[tuple[torch.Tensor, torch.Tensor]]:
 def interpolate(start: SquareNet, end: SquareNet, share: float) -> SquareNet:
     """A net whose folded weights are ``share`` of the way from ``start``'s to ``end``'s
     (0: reads as ``start``, 1: as ``end``, in eval mode). Both nets must have the same
-    layers (both read view tangents or neither)."""
+    layers (both read view tangents or neither, as many convolutions at full resolution)."""
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"share {share} is not between 0 and 1")
     if start.views != end.views:
         raise ValueError("one net reads view tangents and the other does not")
-    out = SquareNet(views=start.views)
+    if start.fine_convs != end.fine_convs:
+        raise ValueError(
+            f"the nets have {start.fine_convs} and {end.fine_convs} convolutions at full resolution"
+        )
+    out = SquareNet(views=start.views, fine_convs=start.fine_convs)
     out.eval()
     with torch.no_grad():
         for (conv, norm), (weight_a, bias_a), (weight_b, bias_b) in zip(
