@@ -133,21 +133,34 @@ def initial_net(
     init: Path | None, data: SquareSet, views: bool = False, fine_convs: int = 1
 ) -> SquareNet:
     """A fresh net (``fine_convs`` at full resolution), or one with the weights of a
-    checkpoint or a shipped ONNX file (as many as those have); with ``views``, one that
-    reads view tangents (starting as the weights it is given read)."""
+    checkpoint or a shipped ONNX file; with ``views``, one that reads view tangents, and
+    with more ``fine_convs`` than those weights have, the rest added (both starting as
+    the weights it is given read: :func:`models.net.with_views`,
+    :func:`models.net.deepened`)."""
     if init is None:
         return SquareNet(views=views, fine_convs=fine_convs)
+    sample = data.subset(slice(None, None, max(len(data) // 512, 1)))  # a few hundred crops
     if init.suffix == ".onnx":
         from models.onnx_init import net_from_onnx
 
-        net = net_from_onnx(init, data.crops[:: max(len(data) // 512, 1)])
+        net = net_from_onnx(init, sample.crops)
     else:
         state = torch.load(init, weights_only=True)
         net = SquareNet(
             views=state["body.0.0.weight"].shape[1] == 4, fine_convs=fine_conv_count(state)
         )
         net.load_state_dict(state)
-    return with_views(net) if views and not net.views else net
+    if views and not net.views:
+        net = with_views(net)
+    if fine_convs > net.fine_convs:
+        tangents = sample.views if net.views else None
+        net = deepened(
+            net,
+            fine_convs,
+            torch.from_numpy(to_input(sample.crops)),
+            None if tangents is None else torch.from_numpy(tangents.astype(np.float32))[:, None],
+        )
+    return net
 
 
 def _schedule(progress: float, warm: float = 0.03) -> float:
@@ -161,18 +174,9 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     """Train until the time budget runs out (one-cycle schedule over the estimated steps)."""
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed + 1)
-    net = initial_net(config.init, data, config.views, config.fine_convs)
     if config.views and data.views is None:
         raise ValueError("--views needs sets with view tangents (synth renders)")
-    if config.fine_convs > net.fine_convs:
-        sample = rng.choice(len(data), size=min(len(data), 1024), replace=False)
-        tangents = data.views[sample] if net.views and data.views is not None else None
-        net = deepened(
-            net,
-            config.fine_convs,
-            torch.from_numpy(to_input(data.crops[sample])),
-            None if tangents is None else torch.from_numpy(tangents.astype(np.float32))[:, None],
-        )
+    net = initial_net(config.init, data, config.views, config.fine_convs)
     teacher = None if config.distil is None else Teacher.load(config.distil)
     weights = sample_weights(data, config.tower_weight, config.piece_weight)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)

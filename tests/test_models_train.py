@@ -260,9 +260,17 @@ def test_a_deepened_net_reads_as_the_net_it_grew_from(tmp_path: Path, views: boo
     # Its checkpoint continues as the deeper net.
     config = TrainConfig(out=tmp_path / "run" / "square_kings.onnx", cache=tmp_path)
     torch.save(deep.state_dict(), checkpoint_path(config))
-    again = initial_net(
-        checkpoint_path(config),
-        SquareSet(crops, np.zeros(96, np.int64), np.zeros(96, np.int64)),
-        views,
+    data = SquareSet(
+        crops,
+        np.zeros(96, np.int64),
+        np.zeros(96, np.int64),
+        views=None if tangents is None else tangents[:, 0].numpy(),
     )
+    again = initial_net(checkpoint_path(config), data, views)
     assert again.fine_convs == 2
+    # And a one-convolution checkpoint asked for two is deepened as it loads.
+    torch.save(net.state_dict(), checkpoint_path(config))
+    grown = initial_net(checkpoint_path(config), data, views, fine_convs=2).eval()
+    assert grown.fine_convs == 2
+    with torch.no_grad():
+        torch.testing.assert_close(grown(x[64:], rest)[0], before[0], atol=1e-4, rtol=1e-4)
