@@ -8,6 +8,7 @@ prototypes alone, and weighed with the trained head's: :meth:`OnnxSquareClassifi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,8 +23,11 @@ from synth.scene import Style
 from vision.camera import crops_and_views
 
 if TYPE_CHECKING:
+    from rules.variants import Variant
     from synth.render import Renderer
 
+Crops = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""A render's crops, their true tops and their view tangents."""
 COLOUR = np.array([0, 1, 1, 2, 2])
 """Top -> empty / White / Black."""
 
@@ -52,6 +56,38 @@ class Tally:
         }
 
 
+@dataclass(frozen=True)
+class RenderedSet:
+    """One rendered set: its variant, the start position's crops (the frame adaptation
+    reads) and those of random positions in the same style, each as crops, true tops
+    and view tangents."""
+
+    variant: Variant
+    start: Crops
+    positions: list[Crops]
+
+
+def rendered_sets(
+    classifier: OnnxSquareClassifier, *, sets: int, positions: int, seed: int, crowns: float
+) -> Iterator[RenderedSet]:
+    """``sets`` random sets (a random variant and :class:`synth.scene.Style`, no hand), a
+    share ``crowns`` of the draughts sets crowning kings on men one to four discs tall,
+    cut at ``classifier``'s crop size and window. The same arguments give the same sets."""
+    from synth.render import Renderer  # needs GL
+
+    rng = np.random.default_rng(seed)
+    with Renderer() as renderer:
+        for k in range(sets):
+            variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
+            style = Style.random(seed * 1000 + k, variant, hand=False, crowns=crowns)
+            start = _crops_and_tops(renderer, Position.initial(variant), style, classifier)
+            shown = [
+                _crops_and_tops(renderer, random_position(rng, variant), style, classifier)
+                for _ in range(positions)
+            ]
+            yield RenderedSet(variant, start, shown)
+
+
 def adapted_render_figures(
     classifier: OnnxSquareClassifier,
     *,
@@ -62,34 +98,28 @@ def adapted_render_figures(
 ) -> dict[str, dict[str, float | int]]:
     """Errors of the unadapted and adapted readers over ``sets`` rendered sets, a share
     ``crowns`` of the draughts sets crowning kings on men one to four discs tall."""
-    from synth.render import Renderer  # needs GL
-
-    rng = np.random.default_rng(seed)
     tallies = {"unadapted": Tally(), "adapted_prototypes": Tally(), "adapted": Tally()}
-    with Renderer() as renderer:
-        for k in range(sets):
-            variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
-            style = Style.random(seed * 1000 + k, variant, hand=False, crowns=crowns)
-
-            start = _crops_and_tops(renderer, Position.initial(variant), style, classifier)
-            towers = variant.towers
-            readers = {
-                "unadapted": classifier,
-                "adapted_prototypes": classifier.adapted(*start, head_weight=0.0, towers=towers),
-                "adapted": classifier.adapted(*start, towers=towers),
-            }
-            for _ in range(positions):
-                position = random_position(rng, variant)
-                crops, tops, views = _crops_and_tops(renderer, position, style, classifier)
-                for name, reader in readers.items():
-                    read = reader.predict(crops, views).argmax(axis=1)
-                    tallies[name] = tallies[name].add(read, tops)
+    for rendered in rendered_sets(
+        classifier, sets=sets, positions=positions, seed=seed, crowns=crowns
+    ):
+        towers = rendered.variant.towers
+        readers = {
+            "unadapted": classifier,
+            "adapted_prototypes": classifier.adapted(
+                *rendered.start, head_weight=0.0, towers=towers
+            ),
+            "adapted": classifier.adapted(*rendered.start, towers=towers),
+        }
+        for crops, tops, views in rendered.positions:
+            for name, reader in readers.items():
+                read = reader.predict(crops, views).argmax(axis=1)
+                tallies[name] = tallies[name].add(read, tops)
     return {name: tally.as_dict() for name, tally in tallies.items()}
 
 
 def _crops_and_tops(
     renderer: Renderer, position: Position, style: Style, classifier: OnnxSquareClassifier
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> Crops:
     """A render's crops (the classifier's window and size), true tops and view tangents."""
     rendered = renderer.render(position, style)
     variant = position.variant

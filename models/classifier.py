@@ -45,6 +45,12 @@ VIEW_SCALES = np.geomspace(0.4, 6.0, 17)
 """Scales of the view tangents that adaptation tries on the start frame's men."""
 ONE_PIECE_LIMIT = 1.5
 """A stack of up to this many men's heights reads as one piece (halfway to two)."""
+CROWN_MARGIN = 1.0
+"""Log-odds margin past the start frame's most crown-like man before a piece's crown
+sticker counts (:attr:`OnnxSquareClassifier.crown_bias`)."""
+CROWN_CUE_LIMIT = 3.0
+"""Most log-odds a crown sticker adds to a piece's king odds, as the hue cue's limit:
+it settles what the kings model leaves open."""
 HEAD_COLOUR_WEIGHT = 0.5
 """An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
 the trained head's to this power: the head alone knows renders' occupancy best, the
@@ -78,11 +84,14 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class SquarePrediction:
     """Per-crop outputs: ``tops (N, 5)`` probabilities, ``heights (N, 9)`` probabilities
-    over 0..8 discs, ``features (N, 64)``."""
+    over 0..8 discs, ``features (N, 64)``, and ``crowns (N,)``, the log-odds that a crown
+    sticker tops the piece, where the kings model has a crown probe
+    (:mod:`models.crown_probe`)."""
 
     tops: np.ndarray
     heights: np.ndarray
     features: np.ndarray
+    crowns: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +130,12 @@ class OnnxSquareClassifier:
     """This set's man height in synth discs, set by :meth:`adapted`: the kings model reads
     view tangents in that unit, since to the camera taller men are the usual discs seen
     more steeply (it was trained so: :func:`models.synth_source.board_crops`)."""
+    crown_bias: float | None = None
+    """Set by :meth:`adapted` where the kings model has a crown probe (not in a column
+    game): the start frame's most crown-like man's crown log-odds plus
+    :data:`CROWN_MARGIN`. A piece's crown log-odds past it add to its king odds, up to
+    :data:`CROWN_CUE_LIMIT`; never less than none, since a stacked king wears no
+    sticker."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> OnnxSquareClassifier:
@@ -197,7 +212,11 @@ class OnnxSquareClassifier:
                 f"{expected[0]}, {expected[1]}, 3) uint8 (no silent resize)"
             )
         if len(crops) == 0:
-            return SquarePrediction(np.zeros((0, len(Top))), np.zeros((0, 9)), np.zeros((0, 64)))
+            empty = np.zeros((0,))
+            crowns = empty if "crown_logits" in self._output_names else None
+            return SquarePrediction(
+                np.zeros((0, len(Top))), np.zeros((0, 9)), np.zeros((0, 64)), crowns
+            )
         inputs = {"crops": to_input(crops)}
         if self.reads_views:
             if views is None or np.shape(views) != (len(crops),):
@@ -207,15 +226,18 @@ class OnnxSquareClassifier:
                     f"(vision.camera.view_tangents); got {given} for {len(crops)} crops"
                 )
             inputs["views"] = np.asarray(views, np.float32).reshape(-1, 1)
-        top_logits, height_logits, features = self.session.run(None, inputs)
-        tops = softmax(top_logits)
-        heights = softmax(height_logits)
+        outputs = dict(zip(self._output_names, self.session.run(None, inputs), strict=True))
+        tops = softmax(outputs["top_logits"])
+        heights = softmax(outputs["height_logits"])
+        features = outputs["features"]
+        crowns = outputs.get("crown_logits")
+        crowns = None if crowns is None else crowns[:, 0]
         if self.kings is not None:
             kings = self.kings.run_mirrored(
                 crops, None if views is None else views * self.view_scale
             )
             tops = _split_kings(_colours(tops, swapped=False), kings.tops, (0.0, 0.0))
-            heights = kings.heights
+            heights, crowns = kings.heights, kings.crowns
         if self.prototypes is not None and self.prototype_kinds is not None:
             similarity = _cosine(features, self.prototypes)
             best = np.stack(
@@ -224,15 +246,27 @@ class OnnxSquareClassifier:
             colour = softmax(self.temperature * best)
             if self.head_weight > 0:
                 colour = _weighed_colour(colour, tops, self.head_weight, self.head_swapped)
+            crowned = self._crown_odds(crowns)
             if self.chromaticity is not None:
-                men = _man_share(_split_kings(colour, tops, self.king_bias))
+                men = _man_share(_split_kings(colour, tops, self.king_bias, crowned))
                 colour = self.chromaticity.resplit(colour, crops, men)
-            tops = _split_kings(colour, tops, self.king_bias)
-        return SquarePrediction(tops, heights, features)
+            tops = _split_kings(colour, tops, self.king_bias, crowned)
+        return SquarePrediction(tops, heights, features, crowns)
+
+    @property
+    def _output_names(self) -> list[str]:
+        return [o.name for o in self.session.get_outputs()]
+
+    def _crown_odds(self, crowns: np.ndarray | None) -> np.ndarray | float:
+        """The king log-odds each piece's crown sticker adds (:attr:`crown_bias`)."""
+        if self.crown_bias is None or crowns is None:
+            return 0.0
+        out: np.ndarray = np.clip(crowns - self.crown_bias, 0.0, CROWN_CUE_LIMIT)
+        return out
 
     def run_mirrored(self, crops: np.ndarray, views: np.ndarray | None = None) -> SquarePrediction:
         """:meth:`run` on each crop and on its mirror image, in one batch, the
-        probabilities averaged (features are the plain crop's). A crop of a window as
+        probabilities averaged (features and crowns are the plain crop's). A crop of a window as
         wide left as right mirrors into another true view of the same stack, whose
         height and king do not change; averaging the two readings evens out what either
         alone gets wrong (docs/models.md, "Hue and mirror"). A lopsided window
@@ -248,6 +282,7 @@ class OnnxSquareClassifier:
             (both.tops[:n] + both.tops[n:]) / 2,
             (both.heights[:n] + both.heights[n:]) / 2,
             both.features[:n],
+            None if both.crowns is None else both.crowns[:n],
         )
 
     def predict(self, crops: np.ndarray, views: np.ndarray | None = None) -> np.ndarray:
@@ -312,6 +347,9 @@ class OnnxSquareClassifier:
             max(0.0, float(np.percentile(odds[tops == man], 90)) + KING_MARGIN)
             for man in (Top.WHITE_MAN, Top.BLACK_MAN)
         )
+        crown_bias = None
+        if start.crowns is not None and not towers:  # a column game's kings are striped
+            crown_bias = float(start.crowns[men].max()) + CROWN_MARGIN
         return replace(
             self,
             prototypes=protos,
@@ -321,6 +359,7 @@ class OnnxSquareClassifier:
             head_swapped=agree < 0.5,
             chromaticity=None if towers else PieceChromaticity.learn(crops, tops, self.window),
             view_scale=scale,
+            crown_bias=crown_bias,
         )
 
     def adapted_on_frame(
@@ -408,12 +447,16 @@ def _weighed_colour(
 
 
 def _split_kings(
-    colour: np.ndarray, trained: np.ndarray, king_bias: tuple[float, float]
+    colour: np.ndarray,
+    trained: np.ndarray,
+    king_bias: tuple[float, float],
+    crowned: np.ndarray | float = 0.0,
 ) -> np.ndarray:
     """(N, 3) empty/White/Black probabilities and the trained (N, 5) ones -> (N, 5): each
     colour's mass is split into man and king as the trained head splits pieces, its king
-    log-odds lowered by that colour's ``king_bias``."""
-    odds = _king_odds(trained)
+    log-odds lowered by that colour's ``king_bias`` and raised by ``crowned`` (a crown
+    sticker's, per square)."""
+    odds = _king_odds(trained) + crowned
     white_king = 1.0 / (1.0 + np.exp(-(odds - king_bias[0])))
     black_king = 1.0 / (1.0 + np.exp(-(odds - king_bias[1])))
     out = np.empty_like(trained)
