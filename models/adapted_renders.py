@@ -104,7 +104,7 @@ def adapted_render_figures(
     ):
         towers = rendered.variant.towers
         readers = {
-            "unadapted": classifier,
+            "unadapted": classifier.for_variant(towers),
             "adapted_prototypes": classifier.adapted(
                 *rendered.start, head_weight=0.0, towers=towers
             ),

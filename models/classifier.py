@@ -121,7 +121,13 @@ class OnnxSquareClassifier:
     """The trained head's White is this set's Black (it reads the lighter piece as White,
     and this set's White may be the darker)."""
     kings: OnnxSquareClassifier | None = None
-    """The card's ``kings_model``: man or king and stack height come from it."""
+    """The card's ``kings_model``: man or king and stack height come from it (in a column
+    game from :attr:`columns` where the card names one)."""
+    columns: OnnxSquareClassifier | None = None
+    """The card's ``columns_model``: the kings model of the column games, where a king is
+    a striped top and a stack of two may be a man on a man (in draughts it is a king)."""
+    towers: bool = False
+    """This reader reads a column game's boards (:meth:`for_variant`, :meth:`adapted`)."""
     chromaticity: PieceChromaticity | None = None
     """The start frame's pieces' chromaticity, set by :meth:`adapted` (not in a column
     game): it splits a piece between White and Black again by a cue that shading does
@@ -171,19 +177,43 @@ class OnnxSquareClassifier:
                 f"model file {str(path)!r} is not a readable ONNX model ({exc}); "
                 f"rebuild it with {TRAIN_HINT}"
             ) from exc
-        kings = None
-        if card.get("kings_model"):
-            kings = cls.load(path.parent / str(card["kings_model"]))
-            same_crops = kings.card.get("crop_window") == card.get("crop_window")
-            if kings.crop_size != (height, width) or not same_crops:
-                raise ModelFileError(
-                    f"kings model {str(kings.path)!r} reads other crops than {str(path)!r}"
-                )
-        return cls(session, path, (height, width), card, kings=kings)
+        kings, columns = (
+            cls._load_companion(path, card, key) for key in ("kings_model", "columns_model")
+        )
+        return cls(session, path, (height, width), card, kings=kings, columns=columns)
+
+    @classmethod
+    def _load_companion(
+        cls, path: Path, card: dict[str, Any], key: str
+    ) -> OnnxSquareClassifier | None:
+        """The model file that ``card[key]`` names beside ``path``, which must read the
+        same crops, or None where the card names none."""
+        if not card.get(key):
+            return None
+        companion = cls.load(path.parent / str(card[key]))
+        same_crops = companion.card.get("crop_window") == card.get("crop_window")
+        if companion.crop_size != tuple(int(v) for v in card["input_size"]) or not same_crops:
+            raise ModelFileError(
+                f"{key} {str(companion.path)!r} reads other crops than {str(path)!r}"
+            )
+        return companion
 
     def model_files(self) -> list[Path]:
-        """This model's file and its kings model's, if it has one."""
-        return [self.path] + ([] if self.kings is None else self.kings.model_files())
+        """This model's file, then its kings and columns models', where it has them."""
+        companions = [m for m in (self.kings, self.columns) if m is not None]
+        return [self.path] + [f for m in companions for f in m.model_files()]
+
+    def for_variant(self, towers: bool) -> OnnxSquareClassifier:
+        """A copy that reads a column game's boards (``towers``) or a draughts game's:
+        each family's kings model tells its own kings."""
+        return replace(self, towers=towers)
+
+    @property
+    def _kings_reader(self) -> OnnxSquareClassifier | None:
+        """The kings model of this reader's family."""
+        if self.towers and self.columns is not None:
+            return self.columns
+        return self.kings
 
     @property
     def window(self) -> CropWindow:
@@ -232,8 +262,9 @@ class OnnxSquareClassifier:
         features = outputs["features"]
         crowns = outputs.get("crown_logits")
         crowns = None if crowns is None else crowns[:, 0]
-        if self.kings is not None:
-            kings = self.kings.run_mirrored(
+        kings_reader = self._kings_reader
+        if kings_reader is not None:
+            kings = kings_reader.run_mirrored(
                 crops, None if views is None else views * self.view_scale
             )
             tops = _split_kings(_colours(tops, swapped=False), kings.tops, (0.0, 0.0))
@@ -320,11 +351,12 @@ class OnnxSquareClassifier:
         pieces' colour is weighed once more by their hue
         (:class:`models.chromaticity.PieceChromaticity`), but not in a column game
         (``towers``): a tower's side shows the colours under its top, and its kings'
-        tops are striped. The kings model's unit of height is the men's
-        (:attr:`view_scale`)."""
+        tops are striped. The kings model is the family's (:meth:`for_variant`), its unit
+        of height the men's (:attr:`view_scale`)."""
         men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
-        scale = self._man_height(crops[men], views[men]) if views is not None else 1.0
-        start = replace(self, view_scale=scale).run(crops, views)
+        family = self.for_variant(towers)
+        scale = family._man_height(crops[men], views[men]) if views is not None else 1.0
+        start = replace(family, view_scale=scale).run(crops, views)
         features = start.features
         groups = [Top.EMPTY, Top.WHITE_MAN, Top.BLACK_MAN]
         missing = [t.name for t in groups if not np.any(tops == t)]
@@ -351,7 +383,7 @@ class OnnxSquareClassifier:
         if start.crowns is not None and not towers:  # a column game's kings are striped
             crown_bias = float(start.crowns[men].max()) + CROWN_MARGIN
         return replace(
-            self,
+            family,
             prototypes=protos,
             prototype_kinds=proto_kinds,
             king_bias=(bias[0], bias[1]),
@@ -393,11 +425,12 @@ class OnnxSquareClassifier:
         reads half of them so (mean probability, between :data:`VIEW_SCALES`), times the
         limit, is H. At least 1: men of synth's usual discs read as one piece at every
         scale tried (their look says man), so a crossing under 1 measures nothing."""
-        if self.kings is None or len(men) == 0:
+        kings_reader = self._kings_reader
+        if kings_reader is None or len(men) == 0:
             return 1.0
         single = np.array(
             [
-                self.kings.run_mirrored(men, views * scale).heights[:, 1].mean()
+                kings_reader.run_mirrored(men, views * scale).heights[:, 1].mean()
                 for scale in VIEW_SCALES
             ]
         )

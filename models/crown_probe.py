@@ -16,9 +16,10 @@ a missing one says nothing.
 
     python -m models.crown_probe --out out/crowns
 
-writes ``out/crowns/square_kings.onnx`` with its card, and the main file and card beside
-it unchanged, so that ``python -m bench.classifier --model out/crowns/square_classifier.onnx``
-reads the pair; copy both kings files into ``models/`` to ship them.
+writes ``out/crowns/square_kings.onnx`` with its card, and the main file (and a columns
+model where its card names one) beside it unchanged, so that ``python -m bench.classifier
+--model out/crowns/square_classifier.onnx`` reads them together; copy both kings files
+into ``models/`` to ship them.
 
 The regression is fitted here by Newton's method rather than with a library: 65
 parameters, a few lines of numpy, and no dependency the runtime does not have.
@@ -147,8 +148,10 @@ def main(argv: list[str] | None = None) -> None:
     }
 
     ns.out.mkdir(parents=True, exist_ok=True)
-    for source in (classifier.path, card_path(classifier.path)):
-        shutil.copy(source, ns.out / source.name)  # the main file reads the kings beside it
+    for model_file in classifier.model_files():  # the main file reads the rest beside it
+        if model_file != classifier.kings.path:
+            for source in (model_file, card_path(model_file)):
+                shutil.copy(source, ns.out / source.name)
     kings_path = ns.out / classifier.kings.path.name
     onnx.save(with_crown_output(onnx.load(str(classifier.kings.path)), weights, bias), kings_path)
     card_path(kings_path).write_text(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -28,6 +28,11 @@ DEFAULT_CACHE = Path("out/models-cache")
 
 
 WindowName = Literal["context", "cell"]
+
+Family = Literal["all", "draughts", "columns"]
+"""Which variants a synth set renders: all, the draughts family alone (kings are two
+stacked discs or a crowned one), or the column games alone (bashni, lasca: towers, kings
+striped), for a kings model of that family (``models.classifier``, ``columns_model``)."""
 
 WINDOWS: dict[str, CropWindow] = {"context": CONTEXT, "cell": CELL}
 """Crop windows by name: the model's context window, or the plain cell (for comparison)."""
@@ -60,32 +65,33 @@ class SquareSet:
     pixels: the height of the side band the camera sees (0 on an empty square);
     ``views (N,)``, where known (renders), the cell's :func:`vision.camera.view_tangents`
     as inference computes it, times the set's man height in synth discs (1 but on crowned
-    sets of tall men; inference measures it: ``OnnxSquareClassifier.view_scale``)."""
+    sets of tall men; inference measures it: ``OnnxSquareClassifier.view_scale``);
+    ``towers (N,)`` bool, where known (renders), whether the crop is of a column game."""
 
     crops: np.ndarray
     tops: np.ndarray
     heights: np.ndarray
     band_px: np.ndarray | None = None
     views: np.ndarray | None = None
+    towers: np.ndarray | None = None
+
+    EXTRAS = ("band_px", "views", "towers")
+    """The truths only renders know, in field order after ``heights``."""
 
     def __len__(self) -> int:
         return len(self.tops)
 
+    def _extras(self) -> list[np.ndarray | None]:
+        return [getattr(self, name) for name in self.EXTRAS]
+
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
-        extras = {
+        extras: dict[str, Any] = {  # Any: savez reads a key "allow_pickle" as its flag
             name: np.zeros(0, np.float32) if value is None else value
-            for name, value in (("band_px", self.band_px), ("views", self.views))
+            for name, value in zip(self.EXTRAS, self._extras(), strict=True)
         }
-        np.savez_compressed(
-            tmp,
-            crops=self.crops,
-            tops=self.tops,
-            heights=self.heights,
-            band_px=extras["band_px"],
-            views=extras["views"],
-        )
+        np.savez_compressed(tmp, crops=self.crops, tops=self.tops, heights=self.heights, **extras)
         tmp.replace(path)
 
     @classmethod
@@ -94,7 +100,7 @@ class SquareSet:
             # An empty or absent extra: a set without that truth (procedural crops)
             extras = [
                 data[name] if name in data.files and len(data[name]) == len(data["tops"]) else None
-                for name in ("band_px", "views")
+                for name in cls.EXTRAS
             ]
             return cls(data["crops"], data["tops"], data["heights"], *extras)
 
@@ -108,20 +114,15 @@ class SquareSet:
             np.concatenate([p.crops for p in parts]),
             np.concatenate([p.tops for p in parts]),
             np.concatenate([p.heights for p in parts]),
-            joined([p.band_px for p in parts]),
-            joined([p.views for p in parts]),
+            *(joined(list(values)) for values in zip(*(p._extras() for p in parts), strict=True)),
         )
 
     def subset(self, index: np.ndarray | slice) -> SquareSet:
-        def part(values: np.ndarray | None) -> np.ndarray | None:
-            return None if values is None else values[index]
-
         return SquareSet(
             self.crops[index],
             self.tops[index],
             self.heights[index],
-            part(self.band_px),
-            part(self.views),
+            *(None if values is None else values[index] for values in self._extras()),
         )
 
 
@@ -135,11 +136,12 @@ def build_set(
     crowns: float = 0.0,
     tallest: float = 4.0,
     nadir: bool = False,
+    family: Family = "all",
 ) -> SquareSet:
     """About ``count`` labelled crops from ``source`` (synth gives whole boards, so it
     may overshoot by one board). ``crowns``: the share of rendered draughts boards whose
     kings are one crowned disc on men one to ``tallest`` discs tall; ``nadir``: draughts
-    boards seen from near straight down only (synth only)."""
+    boards seen from near straight down only; ``family``: which variants (synth only)."""
     if source == "procedural":
         return SquareSet(*procedural_set(count, seed=seed, size=size))
     from models.synth_source import synth_set  # needs synth's GL renderer
@@ -152,6 +154,7 @@ def build_set(
         crowns=crowns,
         tallest=tallest,
         nadir=nadir,
+        family=family,
     )
     return built
 
@@ -167,6 +170,7 @@ def cached_set(
     crowns: float = 0.0,
     tallest: float = 4.0,
     nadir: bool = False,
+    family: Family = "all",
 ) -> SquareSet:
     """:func:`build_set`, read from or written to ``cache``."""
     tag: str = "ctx" if window == "context" else window  # sets from before windows are stale
@@ -177,13 +181,15 @@ def cached_set(
         tag += "-st"  # stickers of many sizes and inks; sets cached before had one sticker
     if nadir:  # near-nadir draughts boards only: another file
         tag += "-nadir"
+    if family != "all":
+        tag += f"-{family}"
     path = cache / f"{source}-n{count}-s{seed}-{size}px-{tag}.npz"
     if path.exists():
         log.info("reading cached set %s", path)
         cached = SquareSet.load(path)
-        if source != "synth" or cached.views is not None:
+        if source != "synth" or (cached.views is not None and cached.towers is not None):
             return cached
-        log.info("%s predates view tangents: rendering it again", path)
+        log.info("%s predates view tangents or families: rendering it again", path)
     data = build_set(
         source,
         count,
@@ -193,6 +199,7 @@ def cached_set(
         crowns=crowns,
         tallest=tallest,
         nadir=nadir,
+        family=family,
     )
     data.save(path)
     log.info("wrote %d crops to %s", len(data), path)

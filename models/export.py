@@ -105,6 +105,9 @@ class Evaluation:
     visible: dict[str, int] | None = None
     by_band: list[dict[str, float]] | None = None
     """Pieces binned by side band per disc (crop px): count, man/king and top errors."""
+    by_family: dict[str, dict[str, int]] | None = None
+    """Where the set knows each crop's family: squares, top errors, towers and their
+    height errors of the draughts and the column games apart."""
 
     @property
     def top_error_rate(self) -> float:
@@ -136,6 +139,8 @@ class Evaluation:
             }
         if self.by_band is not None:
             out["pieces_by_band_px_per_disc"] = self.by_band
+        if self.by_family is not None:
+            out["by_family"] = self.by_family
         return out
 
 
@@ -151,16 +156,21 @@ def evaluate(
     top_limit_px: float | None = None,
 ) -> Evaluation:
     """Figures on ``data``; ``top_limit_px``: how far above the base a stack's top may
-    lie and still be in the crop (the window's far margin), for the visible split."""
-    tops: list[np.ndarray] = []
-    heights: list[np.ndarray] = []
-    for i in range(0, len(data), batch):
-        part = data.subset(slice(i, i + batch))
-        out = classifier.run(part.crops, part.views)
-        tops.append(out.tops.argmax(axis=1))
-        heights.append(out.heights.argmax(axis=1))
-    top_pred = np.concatenate(tops)
-    height_pred = np.concatenate(heights)
+    lie and still be in the crop (the window's far margin), for the visible split. Where
+    ``data`` knows each crop's family, each is read as its variant would be
+    (:meth:`OnnxSquareClassifier.for_variant`)."""
+    top_pred = np.empty(len(data), np.int64)
+    height_pred = np.empty(len(data), np.int64)
+    families = np.zeros(len(data), bool) if data.towers is None else data.towers
+    for column_game in (False, True):
+        reader = classifier.for_variant(column_game)
+        index = np.flatnonzero(families == column_game)
+        for i in range(0, len(index), batch):
+            chunk = index[i : i + batch]
+            part = data.subset(chunk)
+            out = reader.run(part.crops, part.views)
+            top_pred[chunk] = out.tops.argmax(axis=1)
+            height_pred[chunk] = out.heights.argmax(axis=1)
     n = len(classifier.card["classes"])
     confusion = np.zeros((n, n), np.int64)
     np.add.at(confusion, (data.tops, top_pred), 1)
@@ -169,6 +179,7 @@ def evaluate(
     wrong_colour = _COLOUR[top_pred] != _COLOUR[data.tops]
     wrong_height = height_pred != data.heights
     visible = None
+    seen = np.zeros(len(data), bool)
     if data.band_px is not None:
         per_disc = data.band_px / np.maximum(data.heights, 1)
         limit = np.inf if top_limit_px is None else top_limit_px
@@ -203,6 +214,19 @@ def evaluate(
                     "top_error_rate": float((inside & wrong_top).sum()) / max(count, 1),
                 }
             )
+    by_family = None
+    if data.towers is not None:
+        by_family = {
+            name: {
+                "squares": int(family.sum()),
+                "top_errors": int((family & wrong_top).sum()),
+                "towers": int((family & towers).sum()),
+                "tower_height_errors": int((family & towers & wrong_height).sum()),
+                "visible_towers": int((family & towers & seen).sum()),
+                "visible_tower_height_errors": int((family & towers & seen & wrong_height).sum()),
+            }
+            for name, family in (("draughts", ~data.towers), ("columns", data.towers))
+        }
     return Evaluation(
         squares=len(data),
         top_errors=int(wrong_top.sum()),
@@ -212,6 +236,7 @@ def evaluate(
         colour_errors=int(wrong_colour.sum()),
         visible=visible,
         by_band=by_band,
+        by_family=by_family,
     )
 
 

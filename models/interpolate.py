@@ -103,11 +103,17 @@ def main(argv: list[str] | None = None) -> None:
     # held-out figures are on its test set: its run's --seed and --crowns name them.
     parser.add_argument("--seed", type=int, default=79, help="the fine-tune's --seed")
     parser.add_argument("--crowns", type=float, default=0.3, help="the fine-tune's --crowns")
+    parser.add_argument(
+        "--family", choices=["all", "draughts", "columns"], default="all",
+        help="the fine-tune's --family",
+    )  # fmt: skip
     ns = parser.parse_args(argv)
     classifier = OnnxSquareClassifier.load(ns.start)
     size, window = classifier.crop_size[0], window_name(classifier.window)
     views = classifier.reads_views
-    rendered = partial(cached_set, "synth", size=size, window=window, crowns=ns.crowns)
+    rendered = partial(
+        cached_set, "synth", size=size, window=window, crowns=ns.crowns, family=ns.family
+    )
     part, test = rendered(4000, seed=ns.seed), rendered(6000, seed=ns.seed + 1000)
     nets = [initial_net(path, part, views) for path in (ns.start, ns.end)]
     fp32 = ns.out.with_suffix(".fp32.onnx")
@@ -118,11 +124,11 @@ def main(argv: list[str] | None = None) -> None:
 
     card = _card(classifier.card, _read_card(ns.end_card), ns)
     card_path(ns.out).write_text(json.dumps(card, indent=1) + "\n")  # load() reads it
-    for kings_file in [] if classifier.kings is None else classifier.kings.model_files():
-        beside = ns.out.parent / kings_file.name  # the card names it: it reads with it
+    for companion in classifier.model_files()[1:]:  # the card names them: it reads with them
+        beside = ns.out.parent / companion.name
         if not beside.exists():
-            shutil.copy(kings_file, beside)
-            shutil.copy(card_path(kings_file), card_path(beside))
+            shutil.copy(companion, beside)
+            shutil.copy(card_path(companion), card_path(beside))
     mixed = OnnxSquareClassifier.load(ns.out)
     held_out = evaluate(mixed, test, top_limit_px=top_limit_px(size, mixed.window))
     first = test.subset(slice(50))  # the speed figure's batch, as models.train's

@@ -39,21 +39,31 @@ def _float_tensors(model: onnx.ModelProto) -> dict[str, np.ndarray]:
     return {k: np.asarray(v, np.float32) for k, v in values.items()}
 
 
-def net_from_onnx(path: Path, sample_crops: np.ndarray) -> SquareNet:
+def net_from_onnx(
+    path: Path, sample_crops: np.ndarray, sample_views: np.ndarray | None = None
+) -> SquareNet:
     """A :class:`SquareNet` that reads as the ONNX file at ``path`` does.
 
     ``sample_crops``: ``(N, H, W, 3)`` uint8 crops (a few hundred) for the BatchNorm
-    statistics. Raises ``ValueError`` when the file's layers do not match the net.
+    statistics, with their view tangents ``sample_views (N,)`` where the file reads them
+    (a kings model). Outputs the net does not have (a crown probe's) are left behind.
+    Raises ``ValueError`` when the file's layers do not match the net.
     """
     model = onnx.load(str(path))
     values = _float_tensors(model)
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
     gemms = [n for n in model.graph.node if n.op_type == "Gemm"]
-    net = SquareNet()
+    reads_views = any(i.name == "views" for i in model.graph.input)
+    if reads_views and sample_views is None:
+        raise ValueError(f"{path} reads view tangents: give the sample crops' views")
+    net = SquareNet(views=reads_views)
     pairs = conv_norm_pairs(net)
     if len(pairs) != len(convs):
         raise ValueError(f"{path}: {len(convs)} convolutions, SquareNet has {len(pairs)}")
     x = torch.from_numpy(to_input(sample_crops))
+    v = None
+    if reads_views:
+        v = torch.from_numpy(np.asarray(sample_views, np.float32))[:, None]
     net.eval()
     captured: list[torch.Tensor] = []
     with torch.no_grad():
@@ -65,7 +75,7 @@ def net_from_onnx(path: Path, sample_crops: np.ndarray) -> SquareNet:
             # The conv's output on the samples, through the layers already set.
             captured.clear()
             hook = conv.register_forward_hook(lambda _m, _i, out: captured.append(out))
-            net(x)
+            net(x, v)
             hook.remove()
             out = captured[0]
             mean = out.mean(dim=(0, 2, 3))

@@ -16,7 +16,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from models.dataset import SquareSet, window_px_per_square
+from models.dataset import Family, SquareSet, window_px_per_square
 from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
@@ -30,9 +30,16 @@ from vision.rectify import CropWindow
 
 log = logging.getLogger(__name__)
 
-VARIANTS = ("international", "international", "russian", "brazilian", "pool", "czech", "italian",
-            "english", "bashni", "bashni", "lasca")  # fmt: skip
+DRAUGHTS_VARIANTS = ("international", "international", "russian", "brazilian", "pool", "czech",
+                     "italian", "english")  # fmt: skip
+COLUMN_VARIANTS = ("bashni", "bashni", "lasca")
+VARIANTS = DRAUGHTS_VARIANTS + COLUMN_VARIANTS
 """Drawn uniformly; repeats weight 10x10 boards (more squares) and towers (rarer states)."""
+FAMILY_VARIANTS: dict[Family, tuple[str, ...]] = {
+    "all": VARIANTS,
+    "draughts": DRAUGHTS_VARIANTS,
+    "columns": COLUMN_VARIANTS,
+}
 TOWER_LIMIT = 8
 """Towers drawn at most this tall (the height head's last class is 8 or more)."""
 NADIR_VARIANTS = ("international", "russian", "brazilian", "pool", "czech", "italian", "english")
@@ -78,12 +85,14 @@ def board_crops(
     crowns: float = 0.0,
     tallest: float = 4.0,
     nadir: bool = False,
+    family: Family = "all",
 ) -> SquareSet:
-    """Render one random board; its crops, tops, disc counts, side-band heights in crop
-    pixels (:attr:`models.dataset.SquareSet.band_px`) and view tangents times the set's man
-    height in discs, in Square order, less the squares a hand hides. ``nadir``: a
-    draughts board with stacked kings seen from at most :data:`NADIR_TILT_DEG`."""
-    names = NADIR_VARIANTS if nadir else VARIANTS
+    """Render one random board of ``family``; its crops, tops, disc counts, side-band
+    heights in crop pixels (:attr:`models.dataset.SquareSet.band_px`), view tangents times
+    the set's man height in discs and whether it is a column game, in Square order, less
+    the squares a hand hides. ``nadir``: a draughts board with stacked kings seen from at
+    most :data:`NADIR_TILT_DEG`."""
+    names = NADIR_VARIANTS if nadir else FAMILY_VARIANTS[family]
     variant = find_variant(names[int(rng.integers(len(names)))])
     position = random_position(rng, variant)
     style = Style.random(seed, variant, crowns=crowns, tallest=tallest)
@@ -116,7 +125,8 @@ def board_crops(
         # The top's pixel seen on the board plane (where the crop samples) vs the base's.
         base, top = location.to_board(np.array([centres[name], top_px[name]], np.float64))
         bands[i] = float(np.linalg.norm(top - base)) * window_px_per_square(size, window)
-    return SquareSet(crops[keep], tops[keep], heights[keep], bands[keep], views[keep])
+    towers = np.full(len(crops), variant.towers)
+    return SquareSet(crops[keep], tops[keep], heights[keep], bands[keep], views[keep], towers[keep])
 
 
 def synth_set(
@@ -128,9 +138,10 @@ def synth_set(
     crowns: float = 0.0,
     tallest: float = 4.0,
     nadir: bool = False,
+    family: Family = "all",
 ) -> SquareSet:
-    """At least ``count`` labelled crops from boards rendered with seeds from ``seed``
-    (``nadir``: near-nadir draughts boards only, :func:`board_crops`)."""
+    """At least ``count`` labelled crops from boards of ``family`` rendered with seeds
+    from ``seed`` (``nadir``: near-nadir draughts boards only, :func:`board_crops`)."""
     rng = np.random.default_rng(seed)
     parts: list[SquareSet] = []
     total = 0
@@ -138,7 +149,7 @@ def synth_set(
     with Renderer() as renderer:  # one GL context for the whole set
         while total < count:
             part = board_crops(
-                renderer, rng, seed * 100_000 + board, size, window, crowns, tallest, nadir
+                renderer, rng, seed * 100_000 + board, size, window, crowns, tallest, nadir, family
             )
             parts.append(part)
             total += len(part)

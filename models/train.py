@@ -26,6 +26,7 @@ from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier, card_path, to
 from models.dataset import (
     DEFAULT_CACHE,
     WINDOWS,
+    Family,
     Source,
     SquareSet,
     WindowName,
@@ -63,6 +64,9 @@ class TrainConfig:
     window: WindowName = "context"
     """The crop window (:data:`models.dataset.WINDOWS`); "cell" only to compare."""
     seed: int = 7
+    family: Family = "all"
+    """Which variants the renders draw (train and test): a kings model for one family
+    (:data:`models.dataset.Family`) learns what a king is there, and only there."""
     crowns: float = 0.0
     """Share of draughts boards rendered with crowned kings on tall men (train and test)."""
     tallest: float = 4.0
@@ -143,7 +147,7 @@ def initial_net(
     if init.suffix == ".onnx":
         from models.onnx_init import net_from_onnx
 
-        net = net_from_onnx(init, sample.crops)
+        net = net_from_onnx(init, sample.crops, sample.views)
     else:
         state = torch.load(init, weights_only=True)
         net = SquareNet(
@@ -249,6 +253,8 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
 
 def run(config: TrainConfig) -> dict[str, object]:
     """The whole pipeline; returns the model card (also written beside the model)."""
+    if config.family == "columns" and config.nadir_parts:
+        raise ValueError("--nadir-parts renders draughts boards: not for --family columns")
     torch.set_num_threads(config.threads)
     started = time.monotonic()
     part_count = config.train_count // config.train_parts
@@ -261,6 +267,7 @@ def run(config: TrainConfig) -> dict[str, object]:
         window=config.window,
         crowns=config.crowns,
         tallest=config.tallest,
+        family=config.family,
     )
     train = SquareSet.concat(
         [rendered(part_count, seed=config.seed + k) for k in range(config.train_parts)]
@@ -317,6 +324,7 @@ def run(config: TrainConfig) -> dict[str, object]:
         {
             "data": {
                 "source": config.source,
+                "family": config.family,
                 "train_squares": len(train),
                 "test_squares": len(test),
                 "train_seeds": [config.seed + k for k in range(config.train_parts)],
@@ -396,6 +404,10 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
     parser.add_argument(
         "--init", type=Path, default=None, help="torch checkpoint or .onnx model to start from"
     )
+    parser.add_argument(
+        "--family", choices=["all", "draughts", "columns"], default=defaults.family,
+        help="render these variants only: a kings model of one family",
+    )  # fmt: skip
     parser.add_argument("--crowns", type=float, default=defaults.crowns)
     parser.add_argument("--tallest", type=float, default=defaults.tallest)
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
@@ -435,7 +447,7 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         tower_weight=ns.tower_weight, crowns=ns.crowns, tallest=ns.tallest,
         piece_weight=ns.piece_weight, nadir_parts=ns.nadir_parts, distil=ns.distil,
         distil_weight=ns.distil_weight, distil_features=ns.distil_features, views=ns.views,
-        fine_convs=ns.fine_convs,
+        fine_convs=ns.fine_convs, family=ns.family,
     )  # fmt: skip
 
 

@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 
 from models.classifier import DEFAULT_MODEL, ModelFileError, OnnxSquareClassifier, card_path
+from models.dataset import window_px_per_square
+from models.export import MIN_BAND_PX_PER_DISC
 from models.synth_source import location_from_truth
 from rules import Position, Variant, find_variant
 from rules.geometry import Square
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
-from synth.pieces import disc_count
+from synth.pieces import DIAMETER_OF_SQUARE, HEIGHT_OF_DIAMETER, disc_count
 from vision.camera import crops_and_views, view_tangents
 from vision.rectify import (
     CONTEXT,
@@ -23,6 +25,9 @@ from vision.rectify import (
     CropWindow,
     nadir_point,
 )
+
+BAND_PX_PER_TANGENT = DIAMETER_OF_SQUARE * HEIGHT_OF_DIAMETER * window_px_per_square(CROP_PX)
+"""Crop pixels one synth disc's side band spans per unit of view tangent."""
 
 
 @pytest.fixture(scope="module")
@@ -120,9 +125,35 @@ def test_reads_tower_heights(classifier: OnnxSquareClassifier) -> None:
     crops, _, heights, views = _render_crops(
         Position.from_stacks(v, stacks, v.first_to_move), seed=5, tilt_deg=25.0
     )
-    mean, sigma = classifier.predict_heights(crops, views)
+    mean, sigma = classifier.for_variant(v.towers).predict_heights(crops, views)
     assert np.round(mean).astype(int).tolist() == heights.tolist()
     assert np.all(sigma >= 0)
+
+
+@pytest.mark.parametrize(
+    ("name", "stack"), [("russian", (WHITE_KING,)), ("bashni", (WHITE_MAN, WHITE_MAN))]
+)
+def test_two_white_discs_are_a_king_in_draughts_and_a_tower_in_column_games(
+    classifier: OnnxSquareClassifier, name: str, stack: Stack
+) -> None:
+    # Seen alike, the two stacks differ by the rules: in russian two discs are a king,
+    # in bashni a man on a man (its kings wear a stripe). Each family's kings model
+    # reads its own (models.classifier.OnnxSquareClassifier.for_variant).
+    v = find_variant(name)
+    stacks = {sq: stack for sq in range(1, 32, 3)}
+    crops, tops, heights, views = _render_crops(
+        Position.from_stacks(v, stacks, v.first_to_move), seed=6, tilt_deg=25.0
+    )
+    assert set(heights[tops != Top.EMPTY]) == {2}
+    # Judged where the side band shows (the issue's target): a disc seen at tangent t
+    # stands t * BAND_PX_PER_TANGENT crop px tall, visible from MIN_BAND_PX_PER_DISC.
+    shown = views * BAND_PX_PER_TANGENT >= MIN_BAND_PX_PER_DISC
+    assert shown.sum() >= 20  # most of the board at 25 degrees
+    reader = classifier.for_variant(v.towers)
+    read = reader.predict(crops[shown], views[shown]).argmax(axis=1)
+    assert read.tolist() == tops[shown].tolist()
+    expected = reader.predict_heights(crops[shown], views[shown])[0]
+    assert np.round(expected).astype(int).tolist() == heights[shown].tolist()
 
 
 def test_start_position_adaptation_keeps_every_square(classifier: OnnxSquareClassifier) -> None:

@@ -114,6 +114,49 @@ def test_a_model_of_another_shape_cannot_seed_the_net(tmp_path: Path) -> None:
         net_from_onnx(path, crops)
 
 
+def test_a_shipped_kings_model_seeds_a_net_that_reads_it_with_views() -> None:
+    pytest.importorskip("torch")
+    import torch
+
+    from models.classifier import to_input
+    from models.onnx_init import net_from_onnx
+
+    kings = OnnxSquareClassifier.load().kings
+    assert kings is not None
+    crops, _, _ = procedural_set(300, seed=5)
+    views = np.random.default_rng(5).uniform(0.0, 0.7, 300)
+    with pytest.raises(ValueError, match="view tangents"):
+        net_from_onnx(kings.path, crops[:200])
+    net = net_from_onnx(kings.path, crops[:200], views[:200])  # its crown probe left behind
+    assert net.views
+    with torch.no_grad():
+        tops, _, _ = net(
+            torch.from_numpy(to_input(crops[200:])),
+            torch.from_numpy(views[200:].astype(np.float32))[:, None],
+        )
+    shipped = kings.run(crops[200:], views[200:])
+    assert (tops.argmax(1).numpy() == shipped.tops.argmax(1)).mean() >= 0.95
+
+
+def test_family_sets_render_their_own_variants(tmp_path: Path) -> None:
+    pytest.importorskip("synth.render")
+    from models.dataset import cached_set
+
+    draughts = cached_set("synth", 200, seed=4, size=48, cache=tmp_path, family="draughts")
+    columns = cached_set("synth", 200, seed=4, size=48, cache=tmp_path, family="columns")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "synth-n200-s4-48px-ctx-columns.npz",
+        "synth-n200-s4-48px-ctx-draughts.npz",
+    ]
+    assert draughts.towers is not None and not draughts.towers.any()
+    assert draughts.heights.max() <= 2  # men and stacked kings
+    assert columns.towers is not None and columns.towers.all()
+    assert columns.heights.max() > 2  # towers
+    # Saved and read back, the family travels with the crops.
+    again = cached_set("synth", 200, seed=4, size=48, cache=tmp_path, family="columns")
+    assert again.towers is not None and np.array_equal(again.tops, columns.tops)
+
+
 def test_sets_with_crowned_kings_are_cached_apart(tmp_path: Path) -> None:
     from models.dataset import cached_set
 
@@ -174,7 +217,8 @@ def _kings_model(tmp_path: Path, king_per_view: float) -> Path:
         net.top_head.weight[[Top.WHITE_KING, Top.BLACK_KING], -1] = king_per_view
     export_onnx(net, tmp_path / "kings.onnx", 48)
     card = json.loads(card_path(DEFAULT_MODEL).read_text())
-    card.pop("kings_model", None)  # the shipped card names the shipped kings model
+    for companion in ("kings_model", "columns_model"):  # the shipped card names its own
+        card.pop(companion, None)
     card_path(tmp_path / "kings.onnx").write_text(json.dumps(card))
     main = tmp_path / "main.onnx"
     main.write_bytes(DEFAULT_MODEL.read_bytes())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import cv2
 import numpy as np
@@ -24,9 +24,11 @@ from rules import find_variant
 from rules.variants import Variant
 from vision.board_spec import MarkerBoardSpec
 from vision.camera import Undistorter, distort_points
-from vision.classifier import SquareClassifier
 from vision.locate import BoardNotFound, Image
 from vision.read import read_image
+
+if TYPE_CHECKING:
+    from models.classifier import OnnxSquareClassifier
 
 err = Console(stderr=True)
 
@@ -99,7 +101,7 @@ def read_command(
     # Colours are the default while they read better than the ONNX model (docs/models.md:
     # the model still confuses men and kings); a calibration's colour prototypes know which
     # colour is White at this table, so they take over when one is given.
-    classifier = _onnx_classifier() if reader == "model" and table is None else None
+    model = _onnx_classifier() if reader == "model" and table is None else None
     names = [variant] if variant else [table.variant] if table else list(DEFAULT_VARIANTS)
     reasons, readings = [], []
     for name in names:
@@ -109,7 +111,7 @@ def read_command(
             v,
             registration=table.registration() if table else None,
             prototypes=table.prototypes() if table else None,
-            classifier=classifier,
+            classifier=None if model is None else model.for_variant(v.towers),
         )
         if isinstance(result, BoardNotFound):
             reasons.append(f"{v.name} ({v.geometry.size}x{v.geometry.size}): {result.reason}")
@@ -293,7 +295,7 @@ def markers_command(out: Path, size: int, square_mm: float, dpi: int) -> None:
     typer.echo(f"wrote {out} ({sheet.shape[1]}x{sheet.shape[0]} px at {dpi} dpi)")
 
 
-def _onnx_classifier() -> SquareClassifier:
+def _onnx_classifier() -> OnnxSquareClassifier:
     from models.classifier import ModelFileError, OnnxSquareClassifier
 
     try:
