@@ -38,6 +38,13 @@ WINDOWS: dict[str, CropWindow] = {"context": CONTEXT, "cell": CELL}
 """Crop windows by name: the model's context window, or the plain cell (for comparison)."""
 
 
+MIN_BAND_PX_PER_DISC = 2.0
+"""A disc's side band is *visible* when the camera sees it at least this many crop pixels
+tall: two pixels survive blur, JPEG and a pixel of misregistration, so a king (two
+discs, a band of 4+ px) differs from a man (2+ px) by at least two pixels. Nearer the
+camera's nadir a king seen from above is a man, and no crop can tell them apart."""
+
+
 def window_name(window: CropWindow) -> WindowName:
     """The name of a model's crop window in :data:`WINDOWS`."""
     for name, known in WINDOWS.items():

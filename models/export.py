@@ -19,7 +19,7 @@ from onnxruntime.quantization import (
 from onnxruntime.quantization.shape_inference import quant_pre_process
 
 from models.classifier import OnnxSquareClassifier, to_input
-from models.dataset import SquareSet
+from models.dataset import MIN_BAND_PX_PER_DISC, SquareSet
 from models.net import SquareNet
 
 log = logging.getLogger(__name__)
@@ -81,13 +81,6 @@ def quantise(
         activation_type=QuantType.QUInt8,
     )
     prepared.unlink(missing_ok=True)
-
-
-MIN_BAND_PX_PER_DISC = 2.0
-"""A disc's side band is *visible* when the camera sees it at least this many crop pixels
-tall: two pixels survive blur, JPEG and a pixel of misregistration, so a king (two
-discs, a band of 4+ px) differs from a man (2+ px) by at least two pixels. Nearer the
-camera's nadir a king seen from above is a man, and no crop can tell them apart."""
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from models.classifier import DEFAULT_MODEL, ModelFileError, OnnxSquareClassifier, card_path
-from models.dataset import window_px_per_square
-from models.export import MIN_BAND_PX_PER_DISC
+from models.dataset import MIN_BAND_PX_PER_DISC, window_px_per_square
 from models.synth_source import location_from_truth
 from rules import Position, Variant, find_variant
 from rules.geometry import Square
