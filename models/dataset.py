@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -33,6 +33,9 @@ Family = Literal["all", "draughts", "columns"]
 """Which variants a synth set renders: all, the draughts family alone (kings are two
 stacked discs or a crowned one), or the column games alone (bashni, lasca: towers, kings
 striped), for a kings model of that family (``models.classifier``, ``columns_model``)."""
+
+FAMILIES: tuple[Family, ...] = get_args(Family)
+"""The families by name, for command lines' ``--family``."""
 
 WINDOWS: dict[str, CropWindow] = {"context": CONTEXT, "cell": CELL}
 """Crop windows by name: the model's context window, or the plain cell (for comparison)."""

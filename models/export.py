@@ -172,6 +172,7 @@ def evaluate(
     wrong_colour = _COLOUR[top_pred] != _COLOUR[data.tops]
     wrong_height = height_pred != data.heights
     visible = None
+    by_band = None
     seen = np.zeros(len(data), bool)
     if data.band_px is not None:
         per_disc = data.band_px / np.maximum(data.heights, 1)
@@ -189,13 +190,9 @@ def evaluate(
             "tower_height_errors": int((seen & towers & wrong_height).sum()),
             "hidden_pieces": int(((data.heights > 0) & ~seen).sum()),
         }
-    by_band = None
-    if data.band_px is not None:
-        per_disc = data.band_px / np.maximum(data.heights, 1)
-        pieces = data.heights > 0
         by_band = []
         for low, high in itertools.pairwise(BAND_BINS):
-            inside = pieces & (per_disc >= low) & (per_disc < high)
+            inside = (data.heights > 0) & (per_disc >= low) & (per_disc < high)
             count = int(inside.sum())
             by_band.append(
                 {

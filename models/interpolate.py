@@ -32,7 +32,7 @@ import torch
 from torch import nn
 
 from models.classifier import OnnxSquareClassifier, card_path
-from models.dataset import cached_set, top_limit_px, window_name
+from models.dataset import FAMILIES, cached_set, top_limit_px, window_name
 from models.export import evaluate, export_onnx, latency_ms, quantise
 from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
 from models.net import SquareNet, conv_norm_pairs
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=79, help="the fine-tune's --seed")
     parser.add_argument("--crowns", type=float, default=0.3, help="the fine-tune's --crowns")
     parser.add_argument(
-        "--family", choices=["all", "draughts", "columns"], default="all",
+        "--family", choices=FAMILIES, default="all",
         help="the fine-tune's --family",
     )  # fmt: skip
     ns = parser.parse_args(argv)

@@ -25,6 +25,7 @@ from models.augment import augment_batch
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier, card_path, to_input
 from models.dataset import (
     DEFAULT_CACHE,
+    FAMILIES,
     WINDOWS,
     Family,
     Source,
@@ -405,7 +406,7 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         "--init", type=Path, default=None, help="torch checkpoint or .onnx model to start from"
     )
     parser.add_argument(
-        "--family", choices=["all", "draughts", "columns"], default=defaults.family,
+        "--family", choices=FAMILIES, default=defaults.family,
         help="render these variants only: a kings model of one family",
     )  # fmt: skip
     parser.add_argument("--crowns", type=float, default=defaults.crowns)
