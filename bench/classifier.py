@@ -7,14 +7,17 @@ calibration from a start photo of the same session; skipped when ../shared/data 
 absent), one for renders read after adaptation from a start render of the same set (as
 the live path reads; colour prototypes alone and weighed with the head), the same for
 sets of tall crowned men, and one for speed (load time, one batched call on 50 crops
-with one intra-op thread, as for all squares of a 10x10 board; wall and CPU time).
+with one intra-op thread, as for all squares of a 10x10 board; wall and CPU time; and
+where the card names a tower reader, its call on the 32 band strips of an 8x8 board).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import time
+import timeit
 from pathlib import Path
 
 from models.adapted_renders import adapted_render_figures
@@ -43,7 +46,16 @@ def main(argv: list[str] | None = None) -> None:
     load_s = time.perf_counter() - start
     size = classifier.crop_size[0]
     window = window_name(classifier.window)
-    data = cached_set("synth", ns.squares, seed=ns.seed, size=size, window=window, crowns=ns.crowns)
+    towers = classifier.tower_reader
+    data = cached_set(
+        "synth",
+        ns.squares,
+        seed=ns.seed,
+        size=size,
+        window=window,
+        crowns=ns.crowns,
+        strips=towers is not None,  # column games' heights come from band strips then
+    )
     result = evaluate(classifier, data, top_limit_px=top_limit_px(size, classifier.window))
     print(
         json.dumps(
@@ -93,6 +105,13 @@ def main(argv: list[str] | None = None) -> None:
     cpu_start = time.process_time()
     wall_ms = latency_ms(classifier, first.crops, first.views)
     cpu_ms = (time.process_time() - cpu_start) * 1000 / 31  # latency_ms makes 31 calls
+    tower_ms = None
+    if towers is not None and data.strips is not None and data.views is not None:
+        # A column game's 8x8 board: its 32 squares' strips in one call (beside the crops).
+        strips, views = data.strips[:32], data.views[:32]
+        tower_ms = 1000 * statistics.median(
+            timeit.repeat(lambda: towers.heights(strips, views), number=1, repeat=30)
+        )
     print(
         json.dumps(
             {
@@ -102,6 +121,7 @@ def main(argv: list[str] | None = None) -> None:
                 "load_s": load_s,
                 "ms_per_50_crops_one_thread": wall_ms,
                 "cpu_ms_per_50_crops": cpu_ms,
+                **({} if towers is None else {"ms_per_32_strips_one_thread": tower_ms}),
                 "target_ms": 15.0,
                 "target_load_s": 1.0,
             }

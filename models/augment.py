@@ -9,6 +9,8 @@ content readable.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
@@ -43,12 +45,21 @@ def _jpeg(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     return img if decoded is None else np.asarray(decoded)
 
 
-def _shift(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+def _shift(
+    rng: np.random.Generator,
+    img: np.ndarray,
+    *,
+    max_px: tuple[float, float] | None = None,
+    degrees: float = 8.0,
+    scale: float = 0.08,
+) -> np.ndarray:
+    """Moved by up to ``max_px`` (default 8% of each side), turned by up to ``degrees``
+    and scaled by up to ``scale`` about the centre."""
     h, w = img.shape[:2]
-    dx, dy = rng.uniform(-0.08, 0.08, size=2) * (w, h)
-    angle = rng.uniform(-8, 8)
-    scale = rng.uniform(0.92, 1.08)
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
+    dx, dy = rng.uniform(-1, 1, size=2) * (max_px or (0.08 * w, 0.08 * h))
+    angle = rng.uniform(-degrees, degrees)
+    factor = rng.uniform(1 - scale, 1 + scale)
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, factor)
     m[:, 2] += (dx, dy)
     return cv2.warpAffine(img, m, (w, h), borderMode=cv2.BORDER_REFLECT)
 
@@ -88,11 +99,15 @@ def augment(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     out = np.ascontiguousarray(img[:, ::-1]) if rng.random() < 0.5 else img
     if rng.random() < 0.7:
         out = _shift(rng, out)
-    if rng.random() < 0.8:
-        out = _colour_jitter(rng, out)
+    return _photometric(rng, out, occlude=True)
+
+
+def _photometric(rng: np.random.Generator, img: np.ndarray, *, occlude: bool) -> np.ndarray:
+    """Lamp, glare, (an edge covered,) focus, sensor noise and the encoder."""
+    out = _colour_jitter(rng, img) if rng.random() < 0.8 else img
     if rng.random() < 0.2:
         out = _glare(rng, out)
-    if rng.random() < 0.15:
+    if occlude and rng.random() < 0.15:
         out = _occlude(rng, out)
     if rng.random() < 0.4:
         out = _blur(rng, out)
@@ -103,6 +118,18 @@ def augment(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     return out
 
 
-def augment_batch(rng: np.random.Generator, crops: np.ndarray) -> np.ndarray:
-    """Augment each crop of ``(N, H, W, 3)`` uint8 independently."""
-    return np.stack([augment(rng, c) for c in crops])
+def augment_strip(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+    """One random augmentation of a band strip (:mod:`vision.band`): as :func:`augment`,
+    but shifted by at most 2 px and turned by at most 3 degrees, never scaled (the
+    band's length in rows is what a tower's height is read from) nor occluded."""
+    out = np.ascontiguousarray(img[:, ::-1]) if rng.random() < 0.5 else img
+    if rng.random() < 0.7:
+        out = _shift(rng, out, max_px=(2.0, 2.0), degrees=3.0, scale=0.0)
+    return _photometric(rng, out, occlude=False)
+
+
+def augment_batch(
+    rng: np.random.Generator, crops: np.ndarray, one: Callable[..., np.ndarray] = augment
+) -> np.ndarray:
+    """Augment each crop of ``(N, H, W, 3)`` uint8 independently (``one``: how)."""
+    return np.stack([one(rng, c) for c in crops])

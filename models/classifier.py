@@ -15,7 +15,6 @@ was measured with (every fine-tune of one network did: docs/models.md).
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,6 +24,11 @@ import numpy as np
 import onnxruntime as ort
 
 from models.chromaticity import PieceChromaticity
+from models.onnx_io import ModelFileError as ModelFileError  # part of this module's API
+from models.onnx_io import card_path as card_path
+from models.onnx_io import open_session, read_card, softmax
+from models.onnx_io import to_input as to_input
+from models.towers import TowerReader
 from rules.geometry import BoardGeometry
 from rules.observation import Top
 from vision.camera import crops_and_views
@@ -56,29 +60,6 @@ HEAD_COLOUR_WEIGHT = 0.5
 the trained head's to this power: the head alone knows renders' occupancy best, the
 prototypes the real set's colours; 0.5 reads both the labelled photos and adapted renders
 better than either alone (docs/models.md)."""
-
-
-class ModelFileError(ValueError):
-    """The model file or its card is missing or unreadable; the message names the file."""
-
-
-def card_path(model_path: Path) -> Path:
-    return model_path.with_suffix(".json")
-
-
-def to_input(crops: np.ndarray) -> np.ndarray:
-    """``(N, H, W, 3)`` uint8 BGR (OpenCV order, as vision crops) -> ``(N, 3, H, W)``
-    float32 in [-1, 1] (the card's
-    ``normalisation``); shared by training and inference."""
-    x = crops.astype(np.float32) / 127.5 - 1.0
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
-
-
-def softmax(logits: np.ndarray) -> np.ndarray:
-    z = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    out: np.ndarray = e / e.sum(axis=1, keepdims=True)
-    return out
 
 
 @dataclass(frozen=True)
@@ -126,6 +107,9 @@ class OnnxSquareClassifier:
     columns: OnnxSquareClassifier | None = None
     """The card's ``columns_model``: the kings model of the column games, where a king is
     a striped top and a stack of two may be a man on a man (in draughts it is a king)."""
+    tower_reader: TowerReader | None = None
+    """The card's ``towers_model``: a column game's stack heights from band strips
+    (:mod:`models.towers`), where the caller cuts them (:meth:`tower_heights`)."""
     towers: bool = False
     """This reader reads a column game's boards (:meth:`for_variant`, :meth:`adapted`)."""
     chromaticity: PieceChromaticity | None = None
@@ -150,15 +134,13 @@ class OnnxSquareClassifier:
         :raises ModelFileError: the file or card is missing or not a readable model.
         """
         path = DEFAULT_MODEL if path is None else Path(path)
-        if not path.is_file():
-            raise ModelFileError(f"model file {str(path)!r} not found; build it with {TRAIN_HINT}")
+        card = read_card(path, TRAIN_HINT)
         card_file = card_path(path)
         try:
-            card = json.loads(card_file.read_text())
             height, width = (int(v) for v in card["input_size"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError) as exc:
             raise ModelFileError(
-                f"model card {str(card_file)!r} missing or unreadable ({exc}); "
+                f"model card {str(card_file)!r} has no input size ({exc}); "
                 f"rebuild it with {TRAIN_HINT}"
             ) from exc
         if card.get("classes") != [t.name for t in Top]:
@@ -166,21 +148,24 @@ class OnnxSquareClassifier:
                 f"model card {str(card_file)!r} has class order {card.get('classes')}, "
                 f"expected {[t.name for t in Top]}"
             )
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        try:
-            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise ModelFileError(
-                f"model file {str(path)!r} is not a readable ONNX model ({exc}); "
-                f"rebuild it with {TRAIN_HINT}"
-            ) from exc
+        session = open_session(path, TRAIN_HINT)
         kings, columns = (
             cls._load_companion(path, card, key) for key in ("kings_model", "columns_model")
         )
-        return cls(session, path, (height, width), card, kings=kings, columns=columns)
+        tower_reader = (
+            TowerReader.load(path.parent / str(card["towers_model"]))
+            if card.get("towers_model")
+            else None
+        )
+        return cls(
+            session,
+            path,
+            (height, width),
+            card,
+            kings=kings,
+            columns=columns,
+            tower_reader=tower_reader,
+        )
 
     @classmethod
     def _load_companion(
@@ -199,9 +184,10 @@ class OnnxSquareClassifier:
         return companion
 
     def model_files(self) -> list[Path]:
-        """This model's file, then its kings and columns models', where it has them."""
+        """This model's file, then its kings, columns and tower models', where it has them."""
         companions = [m for m in (self.kings, self.columns) if m is not None]
-        return [self.path] + [f for m in companions for f in m.model_files()]
+        towers = [] if self.tower_reader is None else [self.tower_reader.path]
+        return [self.path] + [f for m in companions for f in m.model_files()] + towers
 
     def for_variant(self, towers: bool) -> OnnxSquareClassifier:
         """A copy that reads a column game's boards (``towers``) or a draughts game's:
@@ -320,11 +306,26 @@ class OnnxSquareClassifier:
         """``(N, 5)`` probabilities over :class:`rules.observation.Top`."""
         return self.run(crops, views).tops
 
+    def height_probs(
+        self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
+    ) -> np.ndarray:
+        """``(N, 9)`` probabilities over 0..8 discs per square. In a column game, with the
+        squares' band ``strips`` (:func:`vision.band.band_strips`, cut with ``views`` times
+        :attr:`view_scale`) and a tower reader, from the strips: it counts a tower's discs
+        where the crop's square model misses one in seven (docs/models.md, "The tower
+        reader"); else from the crops."""
+        if self.towers and self.tower_reader is not None and strips is not None:
+            if views is None:
+                raise ValueError("the tower reader reads view tangents beside the strips")
+            return self.tower_reader.heights(strips, views * self.view_scale)
+        return self.run(crops, views).heights
+
     def predict_heights(
-        self, crops: np.ndarray, views: np.ndarray | None = None
+        self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Expected disc count and its standard deviation per crop, ``(N,)`` each."""
-        probs = self.run(crops, views).heights
+        """Expected disc count and its standard deviation per square, ``(N,)`` each
+        (:meth:`height_probs`)."""
+        probs = self.height_probs(crops, views, strips)
         levels = np.arange(probs.shape[1], dtype=np.float64)
         mean = probs @ levels
         sigma = np.sqrt(np.maximum(probs @ levels**2 - mean**2, 0.0))

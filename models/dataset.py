@@ -16,6 +16,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from models.procedural import procedural_set
+from vision.band import BAND
 from vision.rectify import CELL, CONTEXT, CropWindow
 
 Source = Literal["synth", "procedural"]
@@ -76,7 +77,9 @@ class SquareSet:
     ``views (N,)``, where known (renders), the cell's :func:`vision.camera.view_tangents`
     as inference computes it, times the set's man height in synth discs (1 but on crowned
     sets of tall men; inference measures it: ``OnnxSquareClassifier.view_scale``);
-    ``towers (N,)`` bool, where known (renders), whether the crop is of a column game."""
+    ``towers (N,)`` bool, where known (renders), whether the crop is of a column game;
+    ``strips (N, rows, cols, 3)`` uint8 BGR, where asked for (renders), each square's
+    :func:`vision.band.band_strips` strip, for the tower reader."""
 
     crops: np.ndarray
     tops: np.ndarray
@@ -84,8 +87,9 @@ class SquareSet:
     band_px: np.ndarray | None = None
     views: np.ndarray | None = None
     towers: np.ndarray | None = None
+    strips: np.ndarray | None = None
 
-    EXTRAS = ("band_px", "views", "towers")
+    EXTRAS = ("band_px", "views", "towers", "strips")
     """The truths only renders know, in field order after ``heights``."""
 
     def __len__(self) -> int:
@@ -147,11 +151,13 @@ def build_set(
     tallest: float = 4.0,
     nadir: bool = False,
     family: Family = "all",
+    strips: bool = False,
 ) -> SquareSet:
     """About ``count`` labelled crops from ``source`` (synth gives whole boards, so it
     may overshoot by one board). ``crowns``: the share of rendered draughts boards whose
     kings are one crowned disc on men one to ``tallest`` discs tall; ``nadir``: draughts
-    boards seen from near straight down only; ``family``: which variants (synth only)."""
+    boards seen from near straight down only; ``family``: which variants; ``strips``:
+    each square's band strip too (synth only)."""
     if source == "procedural":
         return SquareSet(*procedural_set(count, seed=seed, size=size))
     from models.synth_source import synth_set  # needs synth's GL renderer
@@ -165,6 +171,7 @@ def build_set(
         tallest=tallest,
         nadir=nadir,
         family=family,
+        strips=strips,
     )
     return built
 
@@ -181,6 +188,7 @@ def cached_set(
     tallest: float = 4.0,
     nadir: bool = False,
     family: Family = "all",
+    strips: bool = False,
 ) -> SquareSet:
     """:func:`build_set`, read from or written to ``cache``."""
     tag: str = "ctx" if window == "context" else window  # sets from before windows are stale
@@ -193,6 +201,8 @@ def cached_set(
         tag += "-nadir"
     if family != "all":
         tag += f"-{family}"
+    if strips:  # the same boards, each square's band strip beside its crop
+        tag += f"-band{BAND.digest()}"
     path = cache / f"{source}-n{count}-s{seed}-{size}px-{tag}.npz"
     if path.exists():
         log.info("reading cached set %s", path)
@@ -210,6 +220,7 @@ def cached_set(
         tallest=tallest,
         nadir=nadir,
         family=family,
+        strips=strips,
     )
     data.save(path)
     log.info("wrote %d crops to %s", len(data), path)

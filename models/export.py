@@ -151,7 +151,8 @@ def evaluate(
     """Figures on ``data``; ``top_limit_px``: how far above the base a stack's top may
     lie and still be in the crop (the window's far margin), for the visible split. Where
     ``data`` knows each crop's family, each is read as its variant would be
-    (:meth:`OnnxSquareClassifier.for_variant`)."""
+    (:meth:`OnnxSquareClassifier.for_variant`), a column game's heights from its band
+    strip where ``data`` has strips and the classifier a tower reader."""
     top_pred = np.empty(len(data), np.int64)
     height_pred = np.empty(len(data), np.int64)
     families = np.zeros(len(data), bool) if data.towers is None else data.towers
@@ -163,7 +164,10 @@ def evaluate(
             part = data.subset(chunk)
             out = reader.run(part.crops, part.views)
             top_pred[chunk] = out.tops.argmax(axis=1)
-            height_pred[chunk] = out.heights.argmax(axis=1)
+            heights = out.heights
+            if column_game and part.strips is not None and reader.tower_reader is not None:
+                heights = reader.height_probs(part.crops, part.views, part.strips)
+            height_pred[chunk] = heights.argmax(axis=1)
     n = len(classifier.card["classes"])
     confusion = np.zeros((n, n), np.int64)
     np.add.at(confusion, (data.tops, top_pred), 1)

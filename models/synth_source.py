@@ -24,6 +24,7 @@ from rules.variants import Variant
 from synth.pieces import disc_count
 from synth.render import Renderer
 from synth.scene import Style
+from vision.band import band_strips
 from vision.camera import crops_and_views
 from vision.locate import BoardLocation
 from vision.rectify import CropWindow
@@ -86,12 +87,13 @@ def board_crops(
     tallest: float = 4.0,
     nadir: bool = False,
     family: Family = "all",
+    strips: bool = False,
 ) -> SquareSet:
     """Render one random board of ``family``; its crops, tops, disc counts, side-band
     heights in crop pixels (:attr:`models.dataset.SquareSet.band_px`), view tangents times
-    the set's man height in discs and whether it is a column game, in Square order, less
-    the squares a hand hides. ``nadir``: a draughts board with stacked kings seen from at
-    most :data:`NADIR_TILT_DEG`."""
+    the set's man height in discs, whether it is a column game and (``strips``) band
+    strips, in Square order, less the squares a hand hides. ``nadir``: a draughts board
+    with stacked kings seen from at most :data:`NADIR_TILT_DEG`."""
     names = NADIR_VARIANTS if nadir else FAMILY_VARIANTS[family]
     variant = find_variant(names[int(rng.integers(len(names)))])
     position = random_position(rng, variant)
@@ -126,7 +128,10 @@ def board_crops(
         base, top = location.to_board(np.array([centres[name], top_px[name]], np.float64))
         bands[i] = float(np.linalg.norm(top - base)) * window_px_per_square(size, window)
     towers = np.full(len(crops), variant.towers)
-    return SquareSet(crops[keep], tops[keep], heights[keep], bands[keep], views[keep], towers[keep])
+    band = band_strips(rendered.image, location, geometry, views=views)[keep] if strips else None
+    return SquareSet(
+        crops[keep], tops[keep], heights[keep], bands[keep], views[keep], towers[keep], band
+    )
 
 
 def synth_set(
@@ -139,9 +144,11 @@ def synth_set(
     tallest: float = 4.0,
     nadir: bool = False,
     family: Family = "all",
+    strips: bool = False,
 ) -> SquareSet:
     """At least ``count`` labelled crops from boards of ``family`` rendered with seeds
-    from ``seed`` (``nadir``: near-nadir draughts boards only, :func:`board_crops`)."""
+    from ``seed`` (``nadir``: near-nadir draughts boards only; ``strips``: band strips
+    too; :func:`board_crops`)."""
     rng = np.random.default_rng(seed)
     parts: list[SquareSet] = []
     total = 0
@@ -149,7 +156,16 @@ def synth_set(
     with Renderer() as renderer:  # one GL context for the whole set
         while total < count:
             part = board_crops(
-                renderer, rng, seed * 100_000 + board, size, window, crowns, tallest, nadir, family
+                renderer,
+                rng,
+                seed * 100_000 + board,
+                size,
+                window,
+                crowns,
+                tallest,
+                nadir,
+                family,
+                strips,
             )
             parts.append(part)
             total += len(part)

@@ -184,6 +184,12 @@ def estimate_camera(
     return camera_from_homography(board_to_image, matrix)
 
 
+def camera_centre(camera: CameraModel) -> FloatArray:
+    """(3,) where the camera is: board-plane x, y and height z, in square sides."""
+    centre = np.linalg.svd(camera.projection)[2][-1]  # the null vector: P C = 0
+    return np.asarray(centre[:3] / centre[3], np.float64)
+
+
 def view_tangents(
     location: BoardLocation,
     geometry: BoardGeometry,
@@ -199,9 +205,7 @@ def view_tangents(
     one is known, else from :func:`estimate_camera` (near straight down its focal length
     is the prior, and so the camera's height a guess, but there the tangents are small
     whatever it is)."""
-    camera = camera or estimate_camera(location, image_size)
-    centre_h = np.linalg.svd(camera.projection)[2][-1]  # the camera's centre: P C = 0
-    centre = centre_h[:3] / centre_h[3]
+    centre = camera_centre(camera or estimate_camera(location, image_size))
     board = white_view_to_board(square_centres(geometry), turns=turns, size=location.size)
     height = max(abs(float(centre[2])), 1e-6)
     return np.asarray(np.linalg.norm(board - centre[:2], axis=1) / height, np.float64)

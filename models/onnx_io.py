@@ -1,0 +1,69 @@
+"""What every shipped model's reader shares: the error that names a missing or unreadable
+file, the card beside each ``.onnx`` file, one-thread sessions, and the conversion of
+uint8 BGR images to the networks' input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+
+
+class ModelFileError(ValueError):
+    """The model file or its card is missing or unreadable; the message names the file."""
+
+
+def card_path(model_path: Path) -> Path:
+    return model_path.with_suffix(".json")
+
+
+def read_card(path: Path, hint: str) -> dict[str, Any]:
+    """The card of the model file ``path``; ``hint``: the command that builds both.
+
+    :raises ModelFileError: the model file is missing, or its card missing or not JSON.
+    """
+    if not path.is_file():
+        raise ModelFileError(f"model file {str(path)!r} not found; build it with {hint}")
+    card_file = card_path(path)
+    try:
+        card: dict[str, Any] = json.loads(card_file.read_text())
+    except (OSError, ValueError) as exc:
+        raise ModelFileError(
+            f"model card {str(card_file)!r} missing or unreadable ({exc}); rebuild it with {hint}"
+        ) from exc
+    return card
+
+
+def open_session(path: Path, hint: str) -> ort.InferenceSession:
+    """A CPU session on one thread (the Pi's loop runs beside it).
+
+    :raises ModelFileError: the file is not a readable ONNX model.
+    """
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise ModelFileError(
+            f"model file {str(path)!r} is not a readable ONNX model ({exc}); rebuild it with {hint}"
+        ) from exc
+
+
+def to_input(crops: np.ndarray) -> np.ndarray:
+    """``(N, H, W, 3)`` uint8 BGR (OpenCV order, as vision crops) -> ``(N, 3, H, W)``
+    float32 in [-1, 1] (the card's
+    ``normalisation``); shared by training and inference."""
+    x = crops.astype(np.float32) / 127.5 - 1.0
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    out: np.ndarray = e / e.sum(axis=1, keepdims=True)
+    return out

@@ -1,0 +1,76 @@
+"""The tower reader, run by onnxruntime: how many discs a column game's stack has, read
+from its band strip (:mod:`vision.band`) rather than from the square crop.
+
+The ONNX file (``square_towers.onnx``) has two inputs, ``strips (N, 3, rows, cols)``
+float32 BGR in [-1, 1] and ``views (N, 1)`` (the cells' view tangents in men's heights),
+and one output, ``height_logits (N, 9)`` over 0..8 discs. Its card names the strip
+(``band_window``, :class:`vision.band.BandWindow`) it was trained on. The main card names
+it as ``towers_model``; :class:`models.classifier.OnnxSquareClassifier` loads it beside
+the square models.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+
+from models.onnx_io import ModelFileError, open_session, read_card, softmax, to_input
+from vision.band import BandWindow
+
+TRAIN_HINT = "python -m models.train_towers"
+
+
+@dataclass(frozen=True)
+class TowerReader:
+    """Stack heights from band strips; ``window``: the strip its card says it reads."""
+
+    session: ort.InferenceSession
+    path: Path
+    card: dict[str, Any]
+    window: BandWindow
+
+    @classmethod
+    def load(cls, path: Path) -> TowerReader:
+        """:raises ModelFileError: the file or its card is missing or unreadable."""
+        card = read_card(path, TRAIN_HINT)
+        try:
+            window = BandWindow(**card["band_window"])
+        except (KeyError, TypeError) as exc:
+            raise ModelFileError(
+                f"model card of {str(path)!r} names no band_window ({exc}); "
+                f"rebuild it with {TRAIN_HINT}"
+            ) from exc
+        return cls(open_session(path, TRAIN_HINT), path, card, window)
+
+    def heights(self, strips: np.ndarray, views: np.ndarray) -> np.ndarray:
+        """``(N, 9)`` probabilities over 0..8 discs for ``strips (N, rows, cols, 3)`` uint8
+        BGR and ``views (N,)``; each strip read as cut and mirrored left to right (both
+        are real views of the stack), the two averaged.
+
+        :raises ValueError: strips of another size than the card's (no silent resize),
+            or not one view per strip.
+        """
+        expected = (self.window.rows, self.window.cols, 3)
+        if strips.ndim != 4 or strips.shape[1:] != expected:
+            raise ValueError(
+                f"band strips of shape {strips.shape} given; {self.path.name} expects "
+                f"(N, {expected[0]}, {expected[1]}, 3) uint8 from vision.band.band_strips"
+            )
+        if np.shape(views) != (len(strips),):
+            raise ValueError(
+                f"{self.path.name} reads one view tangent per strip; got {np.shape(views)} "
+                f"for {len(strips)} strips"
+            )
+        if len(strips) == 0:
+            return np.zeros((0, 9))
+        tangents = np.asarray(views, np.float32).reshape(-1, 1)
+        probs = [
+            softmax(self.session.run(None, {"strips": to_input(s), "views": tangents})[0])
+            for s in (strips, strips[:, :, ::-1])
+        ]
+        out: np.ndarray = (probs[0] + probs[1]) / 2
+        return out

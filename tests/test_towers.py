@@ -1,0 +1,112 @@
+"""The shipped tower reader: the main card names it, it counts rendered towers' discs
+from their band strips, and it refuses bad input and bad files with their names."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.classifier import DEFAULT_MODEL, ModelFileError, OnnxSquareClassifier, card_path
+from models.dataset import MIN_BAND_PX_PER_DISC, window_px_per_square
+from models.synth_source import location_from_truth
+from models.towers import TowerReader
+from rules import Position, find_variant
+from rules.pieces import BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
+from synth.pieces import DIAMETER_OF_SQUARE, HEIGHT_OF_DIAMETER, disc_count
+from vision.band import BAND, band_strips
+from vision.camera import crops_and_views
+from vision.rectify import CONTEXT, CROP_PX
+
+TOWERS = DEFAULT_MODEL.parent / str(
+    json.loads(card_path(DEFAULT_MODEL).read_text())["towers_model"]
+)
+BAND_PX_PER_TANGENT = DIAMETER_OF_SQUARE * HEIGHT_OF_DIAMETER * window_px_per_square(CROP_PX)
+"""Crop pixels one synth disc's side band spans per unit of view tangent (as the bench)."""
+
+
+@pytest.fixture(scope="module")
+def reader() -> TowerReader:
+    return TowerReader.load(TOWERS)
+
+
+def _tower(height: int, top: str = WHITE_MAN) -> Stack:
+    """A tower of ``height`` discs, colours alternating under ``top``."""
+    below = tuple((BLACK_MAN, WHITE_MAN)[k % 2] for k in range(height - 1))
+    return (top, *below)
+
+
+def test_the_main_card_names_the_tower_reader_and_it_reads_the_cards_strip() -> None:
+    classifier = OnnxSquareClassifier.load()
+    assert classifier.tower_reader is not None
+    assert classifier.tower_reader.path == TOWERS
+    assert classifier.tower_reader.window == BAND
+    assert TOWERS in classifier.model_files()
+
+
+def test_towers_of_two_to_eight_discs_are_counted_where_their_band_shows() -> None:
+    # A bashni board of towers 2..8 discs tall (kings' striped tops among them), seen
+    # at 30 degrees: strips cut as inference cuts them (the camera fitted to the board).
+    render = pytest.importorskip("synth.render")
+    from synth.scene import Style
+
+    variant = find_variant("bashni")
+    heights = [2, 3, 4, 5, 6, 7, 8]
+    stacks = {
+        sq: _tower(heights[k % len(heights)], WHITE_KING if k % 3 == 0 else WHITE_MAN)
+        for k, sq in enumerate(range(1, 33, 2))
+    }
+    position = Position.from_stacks(variant, stacks, variant.first_to_move)
+    rendered = render.render_position(position, Style(seed=5, variant="bashni", tilt_deg=30.0))
+    geometry = variant.geometry
+    location = location_from_truth(rendered.truth, variant.size)
+    _, views = crops_and_views(rendered.image, location, geometry, window=CONTEXT)
+    strips = band_strips(rendered.image, location, geometry, views=views)
+    truth = [parse_stack(rendered.truth["squares"][geometry.name(sq)]) for sq in geometry.squares]
+    discs = np.array([disc_count(s, towers=True) for s in truth])
+    shown = (discs >= 2) & (views * BAND_PX_PER_TANGENT >= MIN_BAND_PX_PER_DISC)
+    assert shown.sum() >= 10
+
+    classifier = OnnxSquareClassifier.load().for_variant(towers=True)
+    read = classifier.height_probs(np.zeros((0,)), views[shown], strips[shown]).argmax(axis=1)
+
+    assert read.tolist() == discs[shown].tolist()
+
+
+def test_wrong_strip_size_and_missing_views_are_refused(reader: TowerReader) -> None:
+    with pytest.raises(ValueError, match=f"expects \\(N, {BAND.rows}, {BAND.cols}, 3\\)"):
+        reader.heights(np.zeros((2, BAND.rows, BAND.cols + 4, 3), np.uint8), np.ones(2))
+    with pytest.raises(ValueError, match="one view tangent per strip"):
+        reader.heights(np.zeros((2, BAND.rows, BAND.cols, 3), np.uint8), np.ones(3))
+
+
+def test_missing_or_broken_tower_files_name_the_file_and_the_command(tmp_path: Path) -> None:
+    with pytest.raises(ModelFileError, match=r"nothing\.onnx.*models\.train_towers"):
+        TowerReader.load(tmp_path / "nothing.onnx")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a protobuf at all")
+    shutil.copy(card_path(TOWERS), card_path(broken))
+    with pytest.raises(ModelFileError, match=r"broken\.onnx.*models\.train_towers"):
+        TowerReader.load(broken)
+    unscaled = tmp_path / "unscaled.onnx"
+    shutil.copy(TOWERS, unscaled)
+    card = json.loads(card_path(TOWERS).read_text())
+    del card["band_window"]
+    card_path(unscaled).write_text(json.dumps(card))
+    with pytest.raises(ModelFileError, match=r"unscaled\.onnx.*band_window"):
+        TowerReader.load(unscaled)
+
+
+def test_a_main_card_naming_a_missing_tower_reader_says_which_file(tmp_path: Path) -> None:
+    for source in (DEFAULT_MODEL, card_path(DEFAULT_MODEL)):
+        shutil.copy(source, tmp_path / source.name)
+    card = json.loads(card_path(DEFAULT_MODEL).read_text())
+    for key in ("kings_model", "columns_model"):
+        card[key] = None  # only the tower reader is asked for
+    card["towers_model"] = "gone.onnx"
+    card_path(tmp_path / DEFAULT_MODEL.name).write_text(json.dumps(card))
+    with pytest.raises(ModelFileError, match=r"gone\.onnx"):
+        OnnxSquareClassifier.load(tmp_path / DEFAULT_MODEL.name)
