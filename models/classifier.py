@@ -10,7 +10,9 @@ A card may name a second model, ``kings_model``: then this file says only empty,
 or Black (and gives the features the per-set prototypes live in), and the kings model,
 which reads the view tangents, says man or king and how tall the stack is. So a model
 that learns kings and heights cannot move the colours that the real sets' calibration
-was measured with (every fine-tune of one network did: docs/models.md).
+was measured with (every fine-tune of one network did: docs/models.md). It may also
+name ``columns_model`` (the kings model of column games) and ``towers_model`` (the tower
+reader, :mod:`models.towers`: column games' heights from band strips).
 """
 
 from __future__ import annotations
@@ -109,7 +111,7 @@ class OnnxSquareClassifier:
     a striped top and a stack of two may be a man on a man (in draughts it is a king)."""
     tower_reader: TowerReader | None = None
     """The card's ``towers_model``: a column game's stack heights from band strips
-    (:mod:`models.towers`), where the caller cuts them (:meth:`tower_heights`)."""
+    (:mod:`models.towers`), where the caller cuts them (:meth:`height_probs`)."""
     towers: bool = False
     """This reader reads a column game's boards (:meth:`for_variant`, :meth:`adapted`)."""
     chromaticity: PieceChromaticity | None = None
