@@ -8,9 +8,10 @@ no better than 85% of the time (docs/models.md, "Column towers' heights"). The s
 cut on the board plane along the line from the camera's foot through the cell's centre,
 the line on which a stack's side band and displaced top lie. Along it, a point ``h``
 square sides up appears ``h`` times the cell's view tangent further out; so a strip
-whose rows span ``ROWS_PER_DISC / (DISC_HEIGHT * view)`` rows per square side shows
-every disc of the band ``ROWS_PER_DISC`` rows tall, whatever the camera's tilt: a tower
-of ``n`` discs is a band of about ``5 n`` rows, and the reader counts at a fixed scale.
+whose rows span ``rows_per_disc / (disc_height * view)`` rows per square side
+(:class:`BandWindow`) shows every disc of the band ``rows_per_disc`` rows tall, whatever
+the camera's tilt: a tower of ``n`` discs is a band of about ``5 n`` rows, and the
+reader counts at a fixed scale.
 """
 
 from __future__ import annotations
