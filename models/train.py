@@ -168,8 +168,9 @@ def initial_net(
     return net
 
 
-def _schedule(progress: float, warm: float = 0.03) -> float:
-    """Learning-rate factor at ``progress`` (0..1) through the budget."""
+def lr_schedule(progress: float, warm: float = 0.03) -> float:
+    """Learning-rate factor at ``progress`` (0..1) through the budget: warm-up, then cosine
+    (both trainers run in wall-clock time)."""
     if progress < warm:
         return progress / warm
     return 0.5 * (1 + float(np.cos(np.pi * min((progress - warm) / (1 - warm), 1.0))))
@@ -207,7 +208,7 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
                 break
             # Warm-up then cosine, both in wall-clock time: the budget, not a step count
             # guessed from the first steps, decides the schedule on a shared machine.
-            lr = config.learning_rate * _schedule(elapsed / budget_s)
+            lr = config.learning_rate * lr_schedule(elapsed / budget_s)
             for group in optimiser.param_groups:
                 group["lr"] = lr
             if now - saved_at > 300:  # a cut-short run still leaves its latest weights

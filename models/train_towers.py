@@ -31,7 +31,7 @@ from models.net import HEIGHT_CLASSES
 from models.onnx_io import to_input
 from models.tower_net import TowerNet
 from models.towers import TowerReader
-from models.train import _schedule
+from models.train import lr_schedule
 from vision.band import BAND
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ def train_net(config: TowerConfig, data: SquareSet) -> tuple[TowerNet, dict[str,
     step, loss_value = 0, float("nan")
     while (elapsed := time.monotonic() - start) < budget_s:
         for group in optimiser.param_groups:
-            group["lr"] = config.learning_rate * _schedule(elapsed / budget_s)
+            group["lr"] = config.learning_rate * lr_schedule(elapsed / budget_s)
         index = rng.integers(0, len(data), config.batch)
         strips = torch.from_numpy(to_input(augment_batch(rng, data.strips[index], augment_strip)))
         views = torch.from_numpy(data.views[index].astype(np.float32))[:, None]
