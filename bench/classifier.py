@@ -15,15 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import time
-import timeit
 from pathlib import Path
 
 from models.adapted_renders import adapted_render_figures
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier
 from models.dataset import cached_set, top_limit_px, window_name
-from models.export import evaluate, latency_ms
+from models.export import evaluate, latency_ms, median_ms
 from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
 
 
@@ -109,9 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     if towers is not None and data.strips is not None and data.views is not None:
         # A column game's 8x8 board: its 32 squares' strips in one call (beside the crops).
         strips, views = data.strips[:32], data.views[:32]
-        tower_ms = 1000 * statistics.median(
-            timeit.repeat(lambda: towers.heights(strips, views), number=1, repeat=30)
-        )
+        tower_ms = median_ms(lambda: towers.heights(strips, views))
     print(
         json.dumps(
             {

@@ -111,7 +111,7 @@ class OnnxSquareClassifier:
     a striped top and a stack of two may be a man on a man (in draughts it is a king)."""
     tower_reader: TowerReader | None = None
     """The card's ``towers_model``: a column game's stack heights from band strips
-    (:mod:`models.towers`), where the caller cuts them (:meth:`height_probs`)."""
+    (:mod:`models.towers`), where the caller cuts them (:meth:`strip_heights`)."""
     towers: bool = False
     """This reader reads a column game's boards (:meth:`for_variant`, :meth:`adapted`)."""
     chromaticity: PieceChromaticity | None = None
@@ -308,19 +308,28 @@ class OnnxSquareClassifier:
         """``(N, 5)`` probabilities over :class:`rules.observation.Top`."""
         return self.run(crops, views).tops
 
+    def strip_heights(
+        self, views: np.ndarray | None, strips: np.ndarray | None
+    ) -> np.ndarray | None:
+        """``(N, 9)`` probabilities over 0..8 discs from the squares' band ``strips``
+        (:func:`vision.band.band_strips`, cut with ``views`` times :attr:`view_scale`)
+        where they apply: a column game's reader with a tower reader, and strips given.
+        Else None, and the heights are the crops' (:meth:`height_probs`)."""
+        if not self.towers or self.tower_reader is None or strips is None:
+            return None
+        if views is None:
+            raise ValueError("the tower reader reads view tangents beside the strips")
+        return self.tower_reader.heights(strips, views * self.view_scale)
+
     def height_probs(
         self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
     ) -> np.ndarray:
-        """``(N, 9)`` probabilities over 0..8 discs per square. In a column game, with the
-        squares' band ``strips`` (:func:`vision.band.band_strips`, cut with ``views`` times
-        :attr:`view_scale`) and a tower reader, from the strips: it counts a tower's discs
-        where the crop's square model misses one in seven (docs/models.md, "The tower
-        reader"); else from the crops."""
-        if self.towers and self.tower_reader is not None and strips is not None:
-            if views is None:
-                raise ValueError("the tower reader reads view tangents beside the strips")
-            return self.tower_reader.heights(strips, views * self.view_scale)
-        return self.run(crops, views).heights
+        """``(N, 9)`` probabilities over 0..8 discs per square: from the strips where
+        :meth:`strip_heights` reads them (the tower reader counts a tower's discs where
+        the crop's square model misses one in seven: docs/models.md, "The tower
+        reader"), else from the crops."""
+        from_strips = self.strip_heights(views, strips)
+        return self.run(crops, views).heights if from_strips is None else from_strips
 
     def predict_heights(
         self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None

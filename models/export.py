@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,9 +165,8 @@ def evaluate(
             part = data.subset(chunk)
             out = reader.run(part.crops, part.views)
             top_pred[chunk] = out.tops.argmax(axis=1)
-            heights = out.heights
-            if column_game and part.strips is not None and reader.tower_reader is not None:
-                heights = reader.height_probs(part.crops, part.views, part.strips)
+            from_strips = reader.strip_heights(part.views, part.strips)
+            heights = out.heights if from_strips is None else from_strips
             height_pred[chunk] = heights.argmax(axis=1)
     n = len(classifier.card["classes"])
     confusion = np.zeros((n, n), np.int64)
@@ -241,10 +241,15 @@ def latency_ms(
     repeats: int = 30,
 ) -> float:
     """Median milliseconds for one batched call on ``crops`` (one intra-op thread)."""
-    classifier.run(crops, views)
+    return median_ms(lambda: classifier.run(crops, views), repeats)
+
+
+def median_ms(call: Callable[[], object], repeats: int = 30) -> float:
+    """Median milliseconds of ``call`` over ``repeats`` calls, after one to warm up."""
+    call()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        classifier.run(crops, views)
+        call()
         times.append(time.perf_counter() - start)
     return float(np.median(times) * 1000)

@@ -26,7 +26,7 @@ from torch import nn
 from models.augment import augment_batch, augment_strip
 from models.classifier import DEFAULT_MODEL, MODEL_DIR, OnnxSquareClassifier, card_path
 from models.dataset import DEFAULT_CACHE, SquareSet, cached_set, top_limit_px
-from models.export import OPSET, evaluate
+from models.export import OPSET, evaluate, median_ms
 from models.net import HEIGHT_CLASSES
 from models.onnx_io import to_input
 from models.tower_net import TowerNet
@@ -141,18 +141,11 @@ def run(config: TowerConfig) -> dict[str, object]:
         "parameters": sum(p.numel() for p in net.parameters()),
     }
     card_path(config.out).write_text(json.dumps(card))
-    reader = TowerReader.load(config.out)
-    square = OnnxSquareClassifier.load(DEFAULT_MODEL)
     load_start = time.perf_counter()
-    TowerReader.load(config.out)
+    reader = TowerReader.load(config.out)
     load_s = time.perf_counter() - load_start
+    square = OnnxSquareClassifier.load(DEFAULT_MODEL)
     strips, views = test.strips[:32], test.views[:32]  # type: ignore[index]  # one 8x8 board
-    reader.heights(strips, views)
-    times = []
-    for _ in range(30):
-        begun = time.perf_counter()
-        reader.heights(strips, views)
-        times.append(time.perf_counter() - begun)
     card.update(
         {
             "data": {
@@ -184,7 +177,7 @@ def run(config: TowerConfig) -> dict[str, object]:
             },
             "size_bytes": config.out.stat().st_size,
             "speed": {
-                "ms_32_strips_one_thread": float(np.median(times) * 1000),
+                "ms_32_strips_one_thread": median_ms(lambda: reader.heights(strips, views)),
                 "load_seconds": load_s,
                 "machine": platform.processor() or platform.machine(),
             },
