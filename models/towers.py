@@ -67,10 +67,8 @@ class TowerReader:
             )
         if len(strips) == 0:
             return np.zeros((0, 9))
-        tangents = np.asarray(views, np.float32).reshape(-1, 1)
-        probs = [
-            softmax(self.session.run(None, {"strips": to_input(s), "views": tangents})[0])
-            for s in (strips, strips[:, :, ::-1])
-        ]
-        out: np.ndarray = (probs[0] + probs[1]) / 2
+        both = np.concatenate([strips, strips[:, :, ::-1]])  # one batch, as run_mirrored
+        tangents = np.tile(np.asarray(views, np.float32).reshape(-1, 1), (2, 1))
+        probs = softmax(self.session.run(None, {"strips": to_input(both), "views": tangents})[0])
+        out: np.ndarray = (probs[: len(strips)] + probs[len(strips) :]) / 2
         return out
