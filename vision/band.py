@@ -26,8 +26,8 @@ import numpy.typing as npt
 
 from rules.geometry import BoardGeometry
 from vision.camera import camera_centre, estimate_camera, view_tangents
-from vision.locate import BoardLocation, FloatArray, Image
-from vision.rectify import CameraModel, square_centres, white_view_to_board, white_view_to_image
+from vision.locate import BoardLocation, Image
+from vision.rectify import CameraModel, square_centres, white_view_to_board
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,13 +93,11 @@ def band_strips(
     if views is None:
         views = view_tangents(location, geometry, image_size, turns=turns, camera=camera)
     view = np.asarray(views, np.float64)
-    centres = square_centres(geometry)
+    # On the board plane, where the camera stands (a quarter turn keeps left and right).
+    centres = white_view_to_board(square_centres(geometry), turns=turns, size=location.size)
     if view.shape != (len(centres),):
         raise ValueError(f"{view.size} view tangents for {len(centres)} squares")
-    foot = camera_centre(camera)[:2]
-    # Board-plane directions, expressed in the White view so strips follow the turn too.
-    foot_white = _board_to_white_view(foot, turns, location.size)
-    out_dir = centres - foot_white
+    out_dir = centres - camera_centre(camera)[:2]
     out_dir /= np.linalg.norm(out_dir, axis=1, keepdims=True) + 1e-9
     across = np.stack([-out_dir[:, 1], out_dir[:, 0]], axis=1)
     rows_per_square = window.rows_per_disc / (
@@ -114,7 +112,7 @@ def band_strips(
         + along[:, :, None, None] * out_dir[:, None, None, :]
         + side[None, None, :, None] * across[:, None, None, :]
     )
-    pixels = white_view_to_image(location, points.reshape(-1, 2), turns=turns)
+    pixels = location.to_image(points.reshape(-1, 2))
     maps = pixels.reshape(len(centres), window.rows, window.cols, 2).astype(np.float32)
     strips = np.empty((len(centres), window.rows, window.cols, 3), np.uint8)
     for k, cell_map in enumerate(maps):
@@ -126,9 +124,3 @@ def band_strips(
             borderMode=cv2.BORDER_REPLICATE,
         )
     return strips
-
-
-def _board_to_white_view(point: FloatArray, turns: int, size: int) -> FloatArray:
-    """A board-plane point in the White view (the inverse of the White view's turn)."""
-    back = white_view_to_board(point[None, :], turns=(4 - turns % 4) % 4, size=size)
-    return np.asarray(back[0], np.float64)
