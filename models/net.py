@@ -21,14 +21,15 @@ FEATURE_SIZE = 64
 """Length of the penultimate feature vector (the per-set prototypes live in this space)."""
 
 
-def _conv(c_in: int, c_out: int) -> list[nn.Module]:
+def conv_layers(c_in: int, c_out: int) -> list[nn.Module]:
+    """A 3x3 convolution, its BatchNorm (folded into it at export) and a ReLU."""
     return [nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU()]
 
 
 def _block(c_in: int, c_out: int, *, convs: int) -> nn.Sequential:
-    layers = _conv(c_in, c_out)
+    layers = conv_layers(c_in, c_out)
     for _ in range(convs - 1):
-        layers += _conv(c_out, c_out)
+        layers += conv_layers(c_out, c_out)
     return nn.Sequential(*layers, nn.MaxPool2d(2))
 
 

@@ -10,12 +10,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from models.net import HEIGHT_CLASSES
+from models.net import HEIGHT_CLASSES, conv_layers
 from vision.band import BAND, BandWindow
-
-
-def _conv(c_in: int, c_out: int) -> list[nn.Module]:
-    return [nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU()]
 
 
 class TowerNet(nn.Module):
@@ -37,13 +33,13 @@ class TowerNet(nn.Module):
             raise ValueError(f"strips of {window.rows}x{window.cols}: rows must divide by 4, "
                              "columns by 12")  # fmt: skip
         self.body = nn.Sequential(
-            *_conv(4, 16),
+            *conv_layers(4, 16),
             nn.MaxPool2d(2),
-            *_conv(16, 32),
-            *_conv(32, 32),
+            *conv_layers(16, 32),
+            *conv_layers(32, 32),
             nn.MaxPool2d(2),
-            *_conv(32, 48),
-            *_conv(48, 48),
+            *conv_layers(32, 48),
+            *conv_layers(48, 48),
             nn.MaxPool2d((1, 3)),
         )
         self.dense = nn.Sequential(
