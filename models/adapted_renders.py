@@ -21,13 +21,33 @@ from rules.observation import Top
 from rules.pieces import parse_stack
 from synth.scene import Style
 from vision.camera import crops_and_views
+from vision.classifier import SquareClassifier, read_squares
+from vision.locate import BoardLocation
 
 if TYPE_CHECKING:
+    from rules.geometry import BoardGeometry
     from rules.variants import Variant
     from synth.render import Renderer
 
 Crops = tuple[np.ndarray, np.ndarray, np.ndarray]
 """A render's crops, their true tops and their view tangents."""
+
+
+@dataclass(frozen=True)
+class Shot:
+    """A render as a reader sees it: the image and the board located from its truth,
+    with :data:`Crops` of the classifier's window."""
+
+    image: np.ndarray
+    location: BoardLocation
+    crops: Crops
+
+    def read(self, reader: SquareClassifier, geometry: BoardGeometry, crop_px: int) -> np.ndarray:
+        """``(S, 5)`` probabilities, read as the live path reads a frame
+        (:func:`vision.classifier.read_squares`: band strips too, where it reads them)."""
+        return read_squares(reader, self.image, self.location, geometry, crop_px=crop_px)
+
+
 COLOUR = np.array([0, 1, 1, 2, 2])
 """Top -> empty / White / Black."""
 
@@ -58,13 +78,33 @@ class Tally:
 
 @dataclass(frozen=True)
 class RenderedSet:
-    """One rendered set: its variant, the start position's crops (the frame adaptation
-    reads) and those of random positions in the same style, each as crops, true tops
-    and view tangents."""
+    """One rendered set: its variant, the start position's render (the frame adaptation
+    reads) and those of random positions in the same style, each with its crops, true
+    tops and view tangents."""
 
     variant: Variant
-    start: Crops
-    positions: list[Crops]
+    start_shot: Shot
+    shots: list[Shot]
+
+    @property
+    def start(self) -> Crops:
+        return self.start_shot.crops
+
+    @property
+    def positions(self) -> list[Crops]:
+        return [shot.crops for shot in self.shots]
+
+    def adapted(self, classifier: OnnxSquareClassifier) -> OnnxSquareClassifier:
+        """``classifier`` adapted from the start render, as the live path adapts it
+        (:meth:`OnnxSquareClassifier.adapted_on_frame`)."""
+        start = self.start_shot
+        return classifier.adapted_on_frame(
+            start.image,
+            start.location,
+            self.variant.geometry,
+            start.crops[1],
+            towers=self.variant.towers,
+        )
 
 
 def rendered_sets(
@@ -80,9 +120,9 @@ def rendered_sets(
         for k in range(sets):
             variant = find_variant(VARIANTS[int(rng.integers(len(VARIANTS)))])
             style = Style.random(seed * 1000 + k, variant, hand=False, crowns=crowns)
-            start = _crops_and_tops(renderer, Position.initial(variant), style, classifier)
+            start = _shot(renderer, Position.initial(variant), style, classifier)
             shown = [
-                _crops_and_tops(renderer, random_position(rng, variant), style, classifier)
+                _shot(renderer, random_position(rng, variant), style, classifier)
                 for _ in range(positions)
             ]
             yield RenderedSet(variant, start, shown)
@@ -108,19 +148,20 @@ def adapted_render_figures(
             "adapted_prototypes": classifier.adapted(
                 *rendered.start, head_weight=0.0, towers=towers
             ),
-            "adapted": classifier.adapted(*rendered.start, towers=towers),
+            "adapted": rendered.adapted(classifier),
         }
-        for crops, tops, views in rendered.positions:
+        geometry, crop_px = rendered.variant.geometry, classifier.crop_size[0]
+        for shot in rendered.shots:
             for name, reader in readers.items():
-                read = reader.predict(crops, views).argmax(axis=1)
-                tallies[name] = tallies[name].add(read, tops)
+                read = shot.read(reader, geometry, crop_px).argmax(axis=1)
+                tallies[name] = tallies[name].add(read, shot.crops[1])
     return {name: tally.as_dict() for name, tally in tallies.items()}
 
 
-def _crops_and_tops(
+def _shot(
     renderer: Renderer, position: Position, style: Style, classifier: OnnxSquareClassifier
-) -> Crops:
-    """A render's crops (the classifier's window and size), true tops and view tangents."""
+) -> Shot:
+    """A render, its crops (the classifier's window and size), true tops and view tangents."""
     rendered = renderer.render(position, style)
     variant = position.variant
     location = location_from_truth(rendered.truth, variant.size)
@@ -134,4 +175,5 @@ def _crops_and_tops(
     squares: dict[str, str] = rendered.truth["squares"]
     names = [variant.geometry.name(sq) for sq in variant.geometry.squares]
     stacks = [parse_stack(squares[n]) if squares[n] else () for n in names]
-    return crops, np.array([Top.of(s[0] if s else None) for s in stacks]), views
+    tops = np.array([Top.of(s[0] if s else None) for s in stacks])
+    return Shot(rendered.image, location, (crops, tops, views))

@@ -33,6 +33,7 @@ from models.onnx_io import to_input as to_input
 from models.towers import TowerReader
 from rules.geometry import BoardGeometry
 from rules.observation import Top
+from vision.band import BandWindow, band_strips
 from vision.camera import crops_and_views
 from vision.locate import BoardLocation, Image
 from vision.rectify import CELL, CameraModel, CropWindow
@@ -57,6 +58,12 @@ sticker counts (:attr:`OnnxSquareClassifier.crown_bias`)."""
 CROWN_CUE_LIMIT = 3.0
 """Most log-odds a crown sticker adds to a piece's king odds, as the hue cue's limit:
 it settles what the kings model leaves open."""
+BAND_MARGIN = 1.0
+"""Log-odds margin past the start frame's most two-disc-like man before a draughts
+piece's band strip counts (:attr:`OnnxSquareClassifier.band_bias`)."""
+BAND_KING_LIMIT = 4.0
+"""Most log-odds a band strip adds to a draughts piece's king odds. It never takes any
+away: a crowned king is one disc."""
 HEAD_COLOUR_WEIGHT = 0.5
 """An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
 the trained head's to this power: the head alone knows renders' occupancy best, the
@@ -128,6 +135,14 @@ class OnnxSquareClassifier:
     :data:`CROWN_MARGIN`. A piece's crown log-odds past it add to its king odds, up to
     :data:`CROWN_CUE_LIMIT`; never less than none, since a stacked king wears no
     sticker."""
+
+    band_bias: float | None = None
+    """Set by :meth:`adapted_on_frame` where the tower reader reads a draughts game's
+    start frame: its most two-disc-like man's log-odds of two discs over one (from his
+    band strip) plus :data:`BAND_MARGIN`. A piece's log-odds past it add to its king odds,
+    up to :data:`BAND_KING_LIMIT`. None: strips add nothing (unadapted, or adapted from
+    crops alone), since the reader learnt renders' discs and may take a real set's tall
+    men for two (docs/models.md, "Draughts kings from the band strip")."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> OnnxSquareClassifier:
@@ -211,14 +226,28 @@ class OnnxSquareClassifier:
         return CELL if spec is None else CropWindow(**spec)
 
     @property
+    def band_window(self) -> BandWindow | None:
+        """The band strip :meth:`predict` reads beside the crops, where it reads one: a
+        draughts set's adapted from its start frame with a tower reader
+        (:meth:`_band_king_odds`)."""
+        if self.band_bias is None or self.tower_reader is None:
+            return None
+        return self.tower_reader.window
+
+    @property
     def reads_views(self) -> bool:
         """This file has the ``views`` input (a kings model); not its kings model's."""
         return any(i.name == "views" for i in self.session.get_inputs())
 
-    def run(self, crops: np.ndarray, views: np.ndarray | None = None) -> SquarePrediction:
+    def run(
+        self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
+    ) -> SquarePrediction:
         """All outputs for ``crops (N, H, W, 3)`` uint8 BGR, in one batch; ``views (N,)``:
         the cells' view tangents, for a model that reads them (its ONNX file has a ``views``
-        input, or its kings model's has).
+        input, or its kings model's has); ``strips``: the squares' band strips
+        (:attr:`band_window`), which in a draughts set adapted from its start frame add
+        the tower reader's word that a piece is two discs tall to its king odds
+        (:meth:`_band_king_odds`).
 
         :raises ValueError: the crops are not of the model's input size, or the model
             reads view tangents and none (or not one per crop) were given.
@@ -255,7 +284,8 @@ class OnnxSquareClassifier:
             kings = kings_reader.run_mirrored(
                 crops, None if views is None else views * self.view_scale
             )
-            tops = _split_kings(_colours(tops, swapped=False), kings.tops, (0.0, 0.0))
+            band = self._band_king_odds(views, strips)
+            tops = _split_kings(_colours(tops, swapped=False), kings.tops, (0.0, 0.0), band)
             heights, crowns = kings.heights, kings.crowns
         if self.prototypes is not None and self.prototype_kinds is not None:
             similarity = _cosine(features, self.prototypes)
@@ -304,9 +334,11 @@ class OnnxSquareClassifier:
             None if both.crowns is None else both.crowns[:n],
         )
 
-    def predict(self, crops: np.ndarray, views: np.ndarray | None = None) -> np.ndarray:
+    def predict(
+        self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
+    ) -> np.ndarray:
         """``(N, 5)`` probabilities over :class:`rules.observation.Top`."""
-        return self.run(crops, views).tops
+        return self.run(crops, views, strips).tops
 
     def strip_heights(
         self, views: np.ndarray | None, strips: np.ndarray | None
@@ -315,11 +347,45 @@ class OnnxSquareClassifier:
         (:func:`vision.band.band_strips`, cut with ``views`` times :attr:`view_scale`)
         where they apply: a column game's reader with a tower reader, and strips given.
         Else None, and the heights are the crops' (:meth:`height_probs`)."""
-        if not self.towers or self.tower_reader is None or strips is None:
+        return self._read_strips(views, strips) if self.towers else None
+
+    def _read_strips(
+        self, views: np.ndarray | None, strips: np.ndarray | None
+    ) -> np.ndarray | None:
+        """The tower reader's ``(N, 9)`` probabilities, or None without reader or strips."""
+        if self.tower_reader is None or strips is None:
             return None
         if views is None:
             raise ValueError("the tower reader reads view tangents beside the strips")
         return self.tower_reader.heights(strips, views * self.view_scale)
+
+    def _band_king_odds(
+        self, views: np.ndarray | None, strips: np.ndarray | None
+    ) -> np.ndarray | float:
+        """What each draughts piece's band strip adds to its king log-odds: the tower
+        reader's log-odds of two discs or more over one, past :attr:`band_bias`, up to
+        :data:`BAND_KING_LIMIT`. Where the side band shows, a second disc is plain on the
+        strip (5 rows a disc) when the 48 px crop gives it 2-4 px. Nothing in a column
+        game, whose kings are striped tops (:meth:`strip_heights` reads its heights)."""
+        if self.band_bias is None:
+            return 0.0
+        odds = self._two_disc_odds(views, strips)
+        if odds is None:
+            return 0.0
+        out: np.ndarray = np.clip(odds - self.band_bias, 0.0, BAND_KING_LIMIT)
+        return out
+
+    def _two_disc_odds(
+        self, views: np.ndarray | None, strips: np.ndarray | None
+    ) -> np.ndarray | None:
+        """The tower reader's log-odds of two discs or more over one per draughts square,
+        or None (a column game, no reader or no strips)."""
+        probs = None if self.towers else self._read_strips(views, strips)
+        if probs is None:
+            return None
+        eps = 1e-6
+        odds: np.ndarray = np.log(probs[:, 2:].sum(axis=1) + eps) - np.log(probs[:, 1] + eps)
+        return odds
 
     def height_probs(
         self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
@@ -418,7 +484,8 @@ class OnnxSquareClassifier:
         towers: bool = False,
     ) -> OnnxSquareClassifier:
         """:meth:`adapted` on a start-position frame, cut at this model's crop size and
-        window, with the cells' view tangents; ``tops`` in Square order."""
+        window, with the cells' view tangents; ``tops`` in Square order. In a draughts
+        game with a tower reader, the start frame's band strips set :attr:`band_bias`."""
         crops, views = crops_and_views(
             frame,
             location,
@@ -428,7 +495,23 @@ class OnnxSquareClassifier:
             turns=turns,
             camera=camera,
         )
-        return self.adapted(crops, np.asarray(tops, np.int64), views, towers=towers)
+        tops = np.asarray(tops, np.int64)
+        adapted = self.adapted(crops, tops, views, towers=towers)
+        if towers or self.tower_reader is None:
+            return adapted
+        strips = band_strips(
+            frame,
+            location,
+            geometry,
+            views=views * adapted.view_scale,
+            turns=turns,
+            camera=camera,
+            window=self.tower_reader.window,
+        )
+        odds = adapted._two_disc_odds(views, strips)
+        assert odds is not None  # a draughts game's reader, with strips
+        men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
+        return replace(adapted, band_bias=float(odds[men].max()) + BAND_MARGIN)
 
     def _man_height(self, men: np.ndarray, views: np.ndarray) -> float:
         """The men's height in synth discs, from crops of men: a man H tall seen through

@@ -152,8 +152,9 @@ def evaluate(
     """Figures on ``data``; ``top_limit_px``: how far above the base a stack's top may
     lie and still be in the crop (the window's far margin), for the visible split. Where
     ``data`` knows each crop's family, each is read as its variant would be
-    (:meth:`OnnxSquareClassifier.for_variant`), a column game's heights from its band
-    strip where ``data`` has strips and the classifier a tower reader."""
+    (:meth:`OnnxSquareClassifier.for_variant`); where ``data`` has strips and the
+    classifier a tower reader, a column game's heights from its band strip, and a
+    draughts piece's king odds weighed with it."""
     top_pred = np.empty(len(data), np.int64)
     height_pred = np.empty(len(data), np.int64)
     families = np.zeros(len(data), bool) if data.towers is None else data.towers
@@ -163,7 +164,7 @@ def evaluate(
         for i in range(0, len(index), batch):
             chunk = index[i : i + batch]
             part = data.subset(chunk)
-            out = reader.run(part.crops, part.views)
+            out = reader.run(part.crops, part.views, part.strips)
             top_pred[chunk] = out.tops.argmax(axis=1)
             from_strips = reader.strip_heights(part.views, part.strips)
             heights = out.heights if from_strips is None else from_strips
@@ -178,6 +179,7 @@ def evaluate(
     visible = None
     by_band = None
     seen = np.zeros(len(data), bool)
+    pieces = seen
     if data.band_px is not None:
         per_disc = data.band_px / np.maximum(data.heights, 1)
         limit = np.inf if top_limit_px is None else top_limit_px
@@ -218,6 +220,8 @@ def evaluate(
                 "tower_height_errors": int((family & towers & wrong_height).sum()),
                 "visible_towers": int((family & towers & seen).sum()),
                 "visible_tower_height_errors": int((family & towers & seen & wrong_height).sum()),
+                "visible_pieces": int((family & pieces).sum()),
+                "visible_man_king_errors": int((family & pieces & wrong_top & ~wrong_colour).sum()),
             }
             for name, family in (("draughts", ~data.towers), ("columns", data.towers))
         }

@@ -19,6 +19,7 @@ from models.classifier import OnnxSquareClassifier
 from rules import find_variant
 from rules.observation import Top
 from vision.camera import crops_and_views
+from vision.classifier import SquareClassifier, read_squares
 from vision.locate import BoardLocation
 from vision.prototype import ColourPrototypes, PrototypeClassifier
 from vision.rectify import CELL, CropWindow, orientation_matrix
@@ -82,31 +83,67 @@ def read_labels(path: Path = LABELS) -> list[LabelledPhoto]:
     return photos
 
 
+@dataclass(frozen=True)
+class PhotoShot:
+    """A labelled photo as a reader sees it: the image, the board located from the labels'
+    corners, the quarter turns that put the playable squares under the pieces, and the
+    true tops in Square order."""
+
+    image: np.ndarray
+    location: BoardLocation
+    turns: int
+    tops: np.ndarray
+
+    @classmethod
+    def of(cls, photo: LabelledPhoto, image: np.ndarray) -> PhotoShot:
+        grid = np.array([[0.0, 0.0], [8.0, 0.0], [8.0, 8.0], [0.0, 8.0]], np.float32)
+        homography = cv2.getPerspectiveTransform(photo.corners.astype(np.float32), grid)
+        location = BoardLocation(np.asarray(homography, np.float64), 8, photo.corners, 0.0, "label")
+        pieces = {(r, c) for r, row in enumerate(photo.rows) for c, s in enumerate(row) if s != "."}
+        for turns in (0, 1):  # one of two quarter turns puts the playable squares under pieces
+            rotate = orientation_matrix(turns, 8)
+            cells = [GEOMETRY.rowcol(sq) for sq in GEOMETRY.squares]
+            centres = np.array([[c + 0.5, r + 0.5, 1.0] for r, c in cells]) @ rotate.T
+            board = [(int(y), int(x)) for x, y, _ in centres]
+            if pieces <= set(board):
+                tops = np.array([SYMBOLS[photo.rows[r][c]] for r, c in board], np.int64)
+                return cls(image, location, turns, tops)
+        raise ValueError(f"{photo.path}: pieces stand on squares of both colours")
+
+    def squares(
+        self, window: CropWindow, crop_px: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Crops of the playable squares, their true tops and their view tangents."""
+        crops, views = crops_and_views(
+            self.image, self.location, GEOMETRY, crop_px=crop_px, window=window, turns=self.turns
+        )
+        return crops, self.tops, views
+
+    def adapted(self, classifier: OnnxSquareClassifier) -> OnnxSquareClassifier:
+        """``classifier`` adapted from this (start) photo, as the live path adapts it
+        (:meth:`OnnxSquareClassifier.adapted_on_frame`)."""
+        return classifier.adapted_on_frame(
+            self.image, self.location, GEOMETRY, self.tops, turns=self.turns
+        )
+
+    def read(self, classifier: SquareClassifier, crop_px: int) -> np.ndarray:
+        """``(S, 5)`` probabilities, read as the live path reads a frame
+        (:func:`vision.classifier.read_squares`: band strips too, where it reads them)."""
+        return read_squares(
+            classifier, self.image, self.location, GEOMETRY, crop_px=crop_px, turns=self.turns
+        )
+
+
 def photo_squares(
     photo: LabelledPhoto, image: np.ndarray, window: CropWindow, crop_px: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops of the playable squares (those of the pieces' colour), their true tops and
     their view tangents."""
-    grid = np.array([[0.0, 0.0], [8.0, 0.0], [8.0, 8.0], [0.0, 8.0]], np.float32)
-    homography = cv2.getPerspectiveTransform(photo.corners.astype(np.float32), grid)
-    location = BoardLocation(np.asarray(homography, np.float64), 8, photo.corners, 0.0, "label")
-    pieces = {(r, c) for r, row in enumerate(photo.rows) for c, s in enumerate(row) if s != "."}
-    for turns in (0, 1):  # one of two quarter turns puts the playable squares under the pieces
-        rotate = orientation_matrix(turns, 8)
-        cells = [GEOMETRY.rowcol(sq) for sq in GEOMETRY.squares]
-        centres = np.array([[c + 0.5, r + 0.5, 1.0] for r, c in cells]) @ rotate.T
-        board = [(int(y), int(x)) for x, y, _ in centres]
-        if pieces <= set(board):
-            tops = np.array([SYMBOLS[photo.rows[r][c]] for r, c in board], np.int64)
-            crops, views = crops_and_views(
-                image, location, GEOMETRY, crop_px=crop_px, window=window, turns=turns
-            )
-            return crops, tops, views
-    raise ValueError(f"{photo.path}: pieces stand on squares of both colours")
+    return PhotoShot.of(photo, image).squares(window, crop_px)
 
 
-Reader = Callable[[np.ndarray, np.ndarray], np.ndarray]
-"""Crops and their view tangents -> (N, 5) probabilities."""
+ReaderFor = Callable[[PhotoShot], SquareClassifier]
+"""A photo (uncalibrated: the photo read; calibrated: the start photo) -> its reader."""
 
 
 @dataclass(frozen=True)
@@ -137,55 +174,65 @@ class PhotoScore:
 
 def score_photos(
     data: Path,
-    window: CropWindow,
     crop_px: int,
-    plain: Reader,
-    calibrated: Callable[[np.ndarray, np.ndarray, np.ndarray], Reader],
+    plain: ReaderFor,
+    calibrated: ReaderFor,
     labels: list[LabelledPhoto] | None = None,
 ) -> dict[str, PhotoScore]:
-    """``plain``: the reader without calibration; ``calibrated(start_crops, start_tops,
-    start_views)``:
+    """``plain(photo)``: the reader of a photo without calibration; ``calibrated(start)``:
     a reader calibrated on a start photo. Returns scores "plain" and "calibrated" (the
     latter over photos whose session has another start photo)."""
     labels = read_labels() if labels is None else labels
-    squares: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    shots: dict[str, PhotoShot] = {}
     for photo in labels:
         image = cv2.imread(str(data / PHOTOS / photo.path))
         if image is None:
             raise ValueError(f"cannot read labelled photo {data / PHOTOS / photo.path}")
-        squares[photo.path] = photo_squares(photo, np.asarray(image, np.uint8), window, crop_px)
+        shots[photo.path] = PhotoShot.of(photo, np.asarray(image, np.uint8))
     plain_score, calibrated_score = PhotoScore(), PhotoScore()
     for photo in labels:
-        crops, tops, views = squares[photo.path]
-        plain_score = plain_score.add(plain(crops, views).argmax(axis=1), tops)
+        shot = shots[photo.path]
+        read = shot.read(plain(shot), crop_px)
+        plain_score = plain_score.add(read.argmax(axis=1), shot.tops)
         starts = [p for p in labels if p.session == photo.session and p.start and p != photo]
         if starts:
-            reader = calibrated(*squares[starts[0].path])
-            calibrated_score = calibrated_score.add(reader(crops, views).argmax(axis=1), tops)
+            reader = calibrated(shots[starts[0].path])
+            calibrated_score = calibrated_score.add(
+                shot.read(reader, crop_px).argmax(axis=1), shot.tops
+            )
     return {"plain": plain_score, "calibrated": calibrated_score}
+
+
+@dataclass(frozen=True)
+class _NoPieces:
+    """Reads every square empty: the colour prototypes of a photo with no two piece
+    colours to split."""
+
+    def predict(
+        self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
+    ) -> np.ndarray:
+        probs = np.zeros((len(crops), len(Top)))
+        probs[:, Top.EMPTY] = 1.0
+        return probs
 
 
 def photo_figures(classifier: OnnxSquareClassifier, data: Path) -> dict[str, object]:
     """The labelled damas photos read by the model and by the colour prototypes."""
     size = classifier.crop_size[0]
 
-    def adapted(crops: np.ndarray, tops: np.ndarray, views: np.ndarray) -> Reader:
-        return classifier.adapted(crops, tops, views).predict
+    def adapted(start: PhotoShot) -> SquareClassifier:
+        return start.adapted(classifier)
 
-    def uncalibrated_prototypes(crops: np.ndarray, views: np.ndarray) -> np.ndarray:
-        found = ColourPrototypes.cluster(crops)
-        if found is None:  # no two piece colours to split: all empty
-            probs = np.zeros((len(crops), len(Top)))
-            probs[:, Top.EMPTY] = 1.0
-            return probs
-        return PrototypeClassifier(found).predict(crops)
+    def uncalibrated_prototypes(shot: PhotoShot) -> SquareClassifier:
+        found = ColourPrototypes.cluster(shot.squares(CELL, size)[0])
+        return _NoPieces() if found is None else PrototypeClassifier(found)
 
-    def learned_prototypes(crops: np.ndarray, tops: np.ndarray, views: np.ndarray) -> Reader:
-        learned = ColourPrototypes.learn(crops, [Top(int(t)) for t in tops])
-        return PrototypeClassifier(learned).predict
+    def learned_prototypes(start: PhotoShot) -> SquareClassifier:
+        crops, tops, _ = start.squares(CELL, size)
+        return PrototypeClassifier(ColourPrototypes.learn(crops, [Top(int(t)) for t in tops]))
 
-    model = score_photos(data, classifier.window, size, classifier.predict, adapted)
-    prototypes = score_photos(data, CELL, size, uncalibrated_prototypes, learned_prototypes)
+    model = score_photos(data, size, lambda _: classifier, adapted)
+    prototypes = score_photos(data, size, uncalibrated_prototypes, learned_prototypes)
     return {
         "model_uncalibrated": model["plain"].as_dict(),
         "model_calibrated": model["calibrated"].as_dict(),

@@ -1,6 +1,7 @@
 """Train the tower reader: ``python -m models.train_towers``.
 
-Renders (or reads from cache) column-game boards with each square's band strip
+Renders (or reads from cache) column-game boards (and with ``--families columns
+draughts``, draughts boards too, whose kings are two stacked discs) with each square's band strip
 (:mod:`vision.band`), trains :class:`models.tower_net.TowerNet` on the CPU within a time
 budget, exports ``models/square_towers.onnx`` (fp32: int8 is not worth its risk at this
 size) with its card, and measures it on held-out boards against the square model's
@@ -25,7 +26,7 @@ from torch import nn
 
 from models.augment import augment_batch, augment_strip
 from models.classifier import DEFAULT_MODEL, MODEL_DIR, OnnxSquareClassifier, card_path
-from models.dataset import DEFAULT_CACHE, SquareSet, cached_set, top_limit_px
+from models.dataset import DEFAULT_CACHE, FAMILIES, Family, SquareSet, cached_set, top_limit_px
 from models.export import OPSET, evaluate, median_ms
 from models.net import HEIGHT_CLASSES
 from models.onnx_io import to_input
@@ -58,11 +59,18 @@ class TowerConfig:
     attach: bool = False
     """Name the file in the card of the main model beside it (``towers_model``), so that
     model reads column games' heights with it."""
+    families: tuple[Family, ...] = ("columns",)
+    """Whose boards it learns from, ``train_count`` squares of each."""
+
+    def family_seed(self, family: Family, offset: int) -> int:
+        """Each family's boards have seeds of their own, 500 apart (the test boards
+        ``seed + 1000`` on): columns keep the seeds they had before draughts came in."""
+        return self.seed + offset + 500 * self.families.index(family)
 
 
-def column_boards(count: int, seed: int, cache: Path) -> SquareSet:
-    """Column-game squares with their band strips (crops as the square models see them)."""
-    return cached_set("synth", count, seed=seed, size=48, cache=cache, family="columns",
+def family_boards(family: Family, count: int, seed: int, cache: Path) -> SquareSet:
+    """One family's squares with their band strips (crops as the square models see them)."""
+    return cached_set("synth", count, seed=seed, size=48, cache=cache, family=family,
                       strips=True)  # fmt: skip
 
 
@@ -108,17 +116,14 @@ def export_onnx(net: TowerNet, path: Path) -> None:
                       dynamo=False)  # fmt: skip
 
 
-def tower_figures(classifier: OnnxSquareClassifier, test: SquareSet) -> dict[str, int]:
-    """Towers whose band shows, and how many of their heights ``classifier`` gets wrong."""
+def tower_figures(
+    classifier: OnnxSquareClassifier, test: SquareSet, families: tuple[Family, ...]
+) -> dict[str, dict[str, int]]:
+    """Per family: towers whose band shows and how many of their heights ``classifier``
+    gets wrong, pieces whose band shows and how many it reads as man for king or back."""
     figures = evaluate(classifier, test, top_limit_px=top_limit_px(48)).by_family
     assert figures is not None  # renders know their family
-    columns = figures["columns"]
-    return {
-        "visible_towers": columns["visible_towers"],
-        "visible_tower_height_errors": columns["visible_tower_height_errors"],
-        "towers": columns["towers"],
-        "tower_height_errors": columns["tower_height_errors"],
-    }
+    return {family: figures[family] for family in families}
 
 
 def run(config: TowerConfig) -> dict[str, object]:
@@ -126,9 +131,18 @@ def run(config: TowerConfig) -> dict[str, object]:
     torch.set_num_threads(config.threads)
     part = config.train_count // config.train_parts
     train = SquareSet.concat(
-        [column_boards(part, config.seed + k, config.cache) for k in range(config.train_parts)]
+        [
+            family_boards(family, part, config.family_seed(family, k), config.cache)
+            for family in config.families
+            for k in range(config.train_parts)
+        ]
     )
-    test = column_boards(config.test_count, config.seed + 1000, config.cache)
+    test = SquareSet.concat(
+        [
+            family_boards(family, config.test_count, config.family_seed(family, 1000), config.cache)
+            for family in config.families
+        ]
+    )
     net, stats = train_net(config, train)
     config.out.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(net, config.out)
@@ -150,11 +164,14 @@ def run(config: TowerConfig) -> dict[str, object]:
         {
             "data": {
                 "source": "synth",
-                "family": "columns",
+                "families": list(config.families),
                 "train_squares": len(train),
                 "test_squares": len(test),
-                "train_seeds": [config.seed + k for k in range(config.train_parts)],
-                "test_seed": config.seed + 1000,
+                "train_seeds": {
+                    family: [config.family_seed(family, k) for k in range(config.train_parts)]
+                    for family in config.families
+                },
+                "test_seeds": {f: config.family_seed(f, 1000) for f in config.families},
                 "augmentation": "left-right mirror, shift 2 px, turn 3 degrees (never "
                 "scaled), colour jitter, glare, blur, noise, JPEG",
             },
@@ -169,10 +186,10 @@ def run(config: TowerConfig) -> dict[str, object]:
             },
             "metrics": {
                 "held_out_with_tower_reader": tower_figures(
-                    replace(square, tower_reader=reader), test
+                    replace(square, tower_reader=reader), test, config.families
                 ),
                 "held_out_square_model_alone": tower_figures(
-                    replace(square, tower_reader=None), test
+                    replace(square, tower_reader=None), test, config.families
                 ),
             },
             "size_bytes": config.out.stat().st_size,
@@ -207,6 +224,10 @@ def parse_args(argv: list[str] | None = None) -> TowerConfig:
     parser.add_argument("--out", type=Path, default=defaults.out)
     parser.add_argument("--cache", type=Path, default=defaults.cache)
     parser.add_argument(
+        "--families", nargs="+", choices=[f for f in FAMILIES if f != "all"],
+        default=list(defaults.families), help="whose boards to learn from",
+    )  # fmt: skip
+    parser.add_argument(
         "--attach",
         action="store_true",
         help="name the file in the card of the main model beside it",
@@ -216,7 +237,7 @@ def parse_args(argv: list[str] | None = None) -> TowerConfig:
         train_count=ns.train_count, train_parts=ns.train_parts, test_count=ns.test_count,
         seed=ns.seed, minutes=ns.minutes, learning_rate=ns.learning_rate,
         tower_weight=ns.tower_weight, threads=ns.threads, out=ns.out, cache=ns.cache,
-        attach=ns.attach,
+        attach=ns.attach, families=tuple(dict.fromkeys(ns.families)),
     )  # fmt: skip
 
 

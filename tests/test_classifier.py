@@ -328,14 +328,12 @@ def test_labelled_photos_fixture_is_complete() -> None:
 
 
 def _photo_scores(shared_data: Path, classifier: OnnxSquareClassifier) -> dict[str, float]:
-    from models.labelled_photos import score_photos
+    from models.labelled_photos import PhotoShot, score_photos
 
-    def calibrated(crops: np.ndarray, tops: np.ndarray, views: np.ndarray):  # type: ignore[no-untyped-def]
-        return classifier.adapted(crops, tops, views).predict
+    def calibrated(start: PhotoShot) -> OnnxSquareClassifier:
+        return start.adapted(classifier)
 
-    scores = score_photos(
-        shared_data, classifier.window, classifier.crop_size[0], classifier.predict, calibrated
-    )
+    scores = score_photos(shared_data, classifier.crop_size[0], lambda _: classifier, calibrated)
     return {k: float(v.as_dict()["per_square_pct"]) for k, v in scores.items()}
 
 

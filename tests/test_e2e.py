@@ -105,7 +105,9 @@ def test_truth_location_reproduces_the_recorded_game(
 class _ReadsEmpty:
     """A classifier that sees no piece anywhere."""
 
-    def predict(self, crops: np.ndarray, views: np.ndarray | None = None) -> np.ndarray:
+    def predict(
+        self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
+    ) -> np.ndarray:
         out = np.full((len(crops), len(Top)), 0.01)
         out[:, Top.EMPTY] = 0.96
         return out

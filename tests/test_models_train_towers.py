@@ -1,5 +1,5 @@
-"""The tower reader's training end to end on a few rendered column boards: band strips
-cached beside the crops, train, export, card, attach to a main card, read."""
+"""The tower reader's training end to end on a few rendered boards of both families: band
+strips cached beside the crops, train, export, card, attach to a main card, read."""
 
 from __future__ import annotations
 
@@ -52,17 +52,21 @@ def test_train_towers_exports_a_reader_that_the_main_card_can_name(tmp_path: Pat
 
     main(["--train-count", "300", "--train-parts", "2", "--test-count", "150", "--minutes",
           "0.05", "--threads", "1", "--out", str(out), "--cache", str(tmp_path / "cache"),
-          "--attach"])  # fmt: skip
+          "--families", "columns", "draughts", "--attach"])  # fmt: skip
 
     card = json.loads(card_path(out).read_text())
     assert card["band_window"] == BAND.as_dict()
-    assert card["data"]["family"] == "columns"
-    figures = card["metrics"]["held_out_with_tower_reader"]
-    assert 0 <= figures["visible_tower_height_errors"] <= figures["visible_towers"]
-    assert (
-        card["metrics"]["held_out_square_model_alone"]["visible_towers"]
-        == figures["visible_towers"]
-    )
+    assert card["data"]["families"] == ["columns", "draughts"]
+    assert card["data"]["test_seeds"] == {"columns": 3000, "draughts": 3500}
+    with_reader = card["metrics"]["held_out_with_tower_reader"]
+    alone = card["metrics"]["held_out_square_model_alone"]
+    columns, draughts = with_reader["columns"], with_reader["draughts"]
+    assert 0 <= columns["visible_tower_height_errors"] <= columns["visible_towers"]
+    assert 0 <= draughts["visible_man_king_errors"] <= draughts["visible_pieces"]
+    assert draughts["visible_pieces"] > 0 and draughts["squares"] > 0
+    for family in ("columns", "draughts"):  # the same boards, read with and without
+        assert alone[family]["squares"] == with_reader[family]["squares"]
+        assert alone[family]["visible_towers"] == with_reader[family]["visible_towers"]
     attached = OnnxSquareClassifier.load(tmp_path / DEFAULT_MODEL.name)
     assert attached.tower_reader is not None and attached.tower_reader.path == out
     strips = np.zeros((3, BAND.rows, BAND.cols, 3), np.uint8)

@@ -124,9 +124,14 @@ def test_observer_samples_crops_through_the_estimated_camera(
     seen: list[np.ndarray] = []
 
     class Recording(PrototypeClassifier):
-        def predict(self, crops: np.ndarray, views: np.ndarray | None = None) -> np.ndarray:
+        def predict(
+            self,
+            crops: np.ndarray,
+            views: np.ndarray | None = None,
+            strips: np.ndarray | None = None,
+        ) -> np.ndarray:
             seen.append(crops)
-            return super().predict(crops, views)
+            return super().predict(crops, views, strips)
 
     prototypes = ColourPrototypes((120, 128, 128), (220, 128, 128), (30, 128, 128))
     low = Observer(ObserverConfig(markers=None), RUSSIAN, Registration(), Recording(prototypes))

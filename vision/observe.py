@@ -15,8 +15,8 @@ import numpy as np
 from rules.observation import Observation, SquareReading
 from rules.variants import Variant
 from vision.board_spec import MarkerBoardSpec
-from vision.camera import Intrinsics, Undistorter, crops_and_views, estimate_camera
-from vision.classifier import SquareClassifier, crop_window
+from vision.camera import Intrinsics, Undistorter, estimate_camera
+from vision.classifier import SquareClassifier, read_squares
 from vision.locate import (
     BoardLocation,
     BoardNotFound,
@@ -121,17 +121,16 @@ class Observer:
         )
         gate = self.gate.update(board)
         geometry = self.variant.geometry
-        crops, views = crops_and_views(
+        probs = read_squares(
+            self.classifier,
             frame,
             location,
             geometry,
             crop_px=self.config.crop_px,
-            window=crop_window(self.classifier),
             turns=turns,
             camera=camera,
             stack_height=self.config.stack_height,
         )
-        probs = self.classifier.predict(crops, views)
         readings = []
         for sq, row in zip(geometry.squares, probs, strict=True):
             r, c = geometry.rowcol(sq)

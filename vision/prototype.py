@@ -112,8 +112,13 @@ class PrototypeClassifier:
 
     prototypes: ColourPrototypes
 
-    def predict(self, crops: Crops, views: npt.NDArray[np.float64] | None = None) -> Probs:
-        """Colours only: ``views`` do not matter to them."""
+    def predict(
+        self,
+        crops: Crops,
+        views: npt.NDArray[np.float64] | None = None,
+        strips: Crops | None = None,
+    ) -> Probs:
+        """Colours only: ``views`` and ``strips`` do not matter to them."""
         p = self.prototypes
         white, black = (p.light, p.dark) if p.light_is_white else (p.dark, p.light)
         centres = np.asarray([p.empty, white, black], np.float64)

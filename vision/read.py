@@ -11,8 +11,7 @@ from rules.observation import Top
 from rules.pieces import Stack
 from rules.position import Position
 from rules.variants import Color, Variant
-from vision.camera import crops_and_views
-from vision.classifier import SquareClassifier, crop_window
+from vision.classifier import SquareClassifier, read_squares
 from vision.locate import BoardLocation, BoardNotFound, Image
 from vision.observe import ObserverConfig, Registration, locate
 from vision.orient import bottom_facing_turn, checker_contrast, parity_turns
@@ -64,15 +63,9 @@ def read_image(
         registration = Registration(bottom_facing_turn(found, parity_turns(image, found, geometry)))
     turns = registration.turns
     if classifier is not None:  # the model reads its own window, and the view tangents
-        crops, views = crops_and_views(
-            image,
-            found,
-            geometry,
-            crop_px=config.crop_px,
-            window=crop_window(classifier),
-            turns=turns,
+        probs = read_squares(
+            classifier, image, found, geometry, crop_px=config.crop_px, turns=turns
         )
-        probs = classifier.predict(crops, views)
     else:  # the colour prototypes read the plain cell
         crops = square_crops(image, found, geometry, crop_px=config.crop_px, turns=turns)
         prototypes = prototypes or ColourPrototypes.cluster(crops)
