@@ -58,12 +58,14 @@ sticker counts (:attr:`OnnxSquareClassifier.crown_bias`)."""
 CROWN_CUE_LIMIT = 3.0
 """Most log-odds a crown sticker adds to a piece's king odds, as the hue cue's limit:
 it settles what the kings model leaves open."""
-BAND_MARGIN = 1.0
+BAND_MARGIN = 4.0
 """Log-odds margin past the start frame's most two-disc-like man before a draughts
 piece's band strip counts (:attr:`OnnxSquareClassifier.band_bias`)."""
 BAND_KING_LIMIT = 4.0
 """Most log-odds a band strip adds to a draughts piece's king odds. It never takes any
 away: a crowned king is one disc."""
+EMPTY_SURE = 0.99
+"""A square the main model reads empty with at least this probability has no band to read."""
 HEAD_COLOUR_WEIGHT = 0.5
 """An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
 the trained head's to this power: the head alone knows renders' occupancy best, the
@@ -284,7 +286,7 @@ class OnnxSquareClassifier:
             kings = kings_reader.run_mirrored(
                 crops, None if views is None else views * self.view_scale
             )
-            band = self._band_king_odds(views, strips)
+            band = self._band_king_odds(views, strips, tops[:, Top.EMPTY] < EMPTY_SURE)
             tops = _split_kings(_colours(tops, swapped=False), kings.tops, (0.0, 0.0), band)
             heights, crowns = kings.heights, kings.crowns
         if self.prototypes is not None and self.prototype_kinds is not None:
@@ -360,19 +362,22 @@ class OnnxSquareClassifier:
         return self.tower_reader.heights(strips, views * self.view_scale)
 
     def _band_king_odds(
-        self, views: np.ndarray | None, strips: np.ndarray | None
+        self, views: np.ndarray | None, strips: np.ndarray | None, occupied: np.ndarray
     ) -> np.ndarray | float:
         """What each draughts piece's band strip adds to its king log-odds: the tower
         reader's log-odds of two discs or more over one, past :attr:`band_bias`, up to
-        :data:`BAND_KING_LIMIT`. Where the side band shows, a second disc is plain on the
-        strip (5 rows a disc) when the 48 px crop gives it 2-4 px. Nothing in a column
-        game, whose kings are striped tops (:meth:`strip_heights` reads its heights)."""
-        if self.band_bias is None:
+        :data:`BAND_KING_LIMIT`; read only where a square may be ``occupied`` (the
+        reader costs twice the square models). Where the side band shows, a second disc
+        is plain on the strip (5 rows a disc) when the 48 px crop gives it 2-4 px.
+        Nothing in a column game, whose kings are striped tops (:meth:`strip_heights`
+        reads its heights)."""
+        if self.band_bias is None or strips is None or views is None or not occupied.any():
             return 0.0
-        odds = self._two_disc_odds(views, strips)
+        odds = self._two_disc_odds(views[occupied], strips[occupied])
         if odds is None:
             return 0.0
-        out: np.ndarray = np.clip(odds - self.band_bias, 0.0, BAND_KING_LIMIT)
+        out = np.zeros(len(occupied))
+        out[occupied] = np.clip(odds - self.band_bias, 0.0, BAND_KING_LIMIT)
         return out
 
     def _two_disc_odds(
