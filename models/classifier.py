@@ -60,7 +60,10 @@ CROWN_CUE_LIMIT = 3.0
 it settles what the kings model leaves open."""
 BAND_MARGIN = 4.0
 """Log-odds margin past the start frame's most two-disc-like man before a draughts
-piece's band strip counts (:attr:`OnnxSquareClassifier.band_bias`)."""
+piece's band strip counts (:attr:`OnnxSquareClassifier.band_bias`). With 1, four men of
+the damas photos seen nearly from above (view tangents 0.17-0.21) read as kings; 4 keeps
+them men and still reads 7 more kings right over 40 adapted render sets (docs/models.md,
+"Draughts kings from the band strip")."""
 BAND_KING_LIMIT = 4.0
 """Most log-odds a band strip adds to a draughts piece's king odds. It never takes any
 away: a crowned king is one disc."""

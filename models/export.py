@@ -153,8 +153,8 @@ def evaluate(
     lie and still be in the crop (the window's far margin), for the visible split. Where
     ``data`` knows each crop's family, each is read as its variant would be
     (:meth:`OnnxSquareClassifier.for_variant`); where ``data`` has strips and the
-    classifier a tower reader, a column game's heights from its band strip, and a
-    draughts piece's king odds weighed with it."""
+    classifier a tower reader, a column game's heights from its band strip (and a
+    draughts piece's king odds, in a reader adapted from a start frame)."""
     top_pred = np.empty(len(data), np.int64)
     height_pred = np.empty(len(data), np.int64)
     families = np.zeros(len(data), bool) if data.towers is None else data.towers
