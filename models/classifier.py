@@ -289,7 +289,7 @@ class OnnxSquareClassifier:
             kings = kings_reader.run_mirrored(
                 crops, None if views is None else views * self.view_scale
             )
-            band = self._band_king_odds(views, strips, tops[:, Top.EMPTY] < EMPTY_SURE)
+            band = self._band_king_odds(views, strips, self._tippable(tops, kings.tops))
             tops = _split_kings(_colours(tops, swapped=False), kings.tops, (0.0, 0.0), band)
             heights, crowns = kings.heights, kings.crowns
         if self.prototypes is not None and self.prototype_kinds is not None:
@@ -364,14 +364,28 @@ class OnnxSquareClassifier:
             raise ValueError("the tower reader reads view tangents beside the strips")
         return self.tower_reader.heights(strips, views * self.view_scale)
 
+    def _tippable(self, trained: np.ndarray, kings: np.ndarray) -> np.ndarray:
+        """(N,) bool: the squares whose man or king a band strip could change, the only
+        ones whose strips are read (the reader costs twice the square models): a piece
+        (the main model does not read the square empty with :data:`EMPTY_SURE`) whose
+        king log-odds, before this set's biases, lie between what the strip and a crown
+        sticker could lift to a king at most and what this set's men may show (a piece
+        past :attr:`king_bias` reads as a king anyway)."""
+        odds = _king_odds(kings)
+        lowest = -(BAND_KING_LIMIT + CROWN_CUE_LIMIT)
+        tippable: np.ndarray = (
+            (trained[:, Top.EMPTY] < EMPTY_SURE) & (odds >= lowest) & (odds <= max(self.king_bias))
+        )
+        return tippable
+
     def _band_king_odds(
         self, views: np.ndarray | None, strips: np.ndarray | None, occupied: np.ndarray
     ) -> np.ndarray | float:
         """What each draughts piece's band strip adds to its king log-odds: the tower
         reader's log-odds of two discs or more over one, past :attr:`band_bias`, up to
-        :data:`BAND_KING_LIMIT`; read only where a square may be ``occupied`` (the
-        reader costs twice the square models). Where the side band shows, a second disc
-        is plain on the strip (5 rows a disc) when the 48 px crop gives it 2-4 px.
+        :data:`BAND_KING_LIMIT`; read only where ``occupied`` (:meth:`_tippable`). Where
+        the side band shows, a second disc is plain on the strip (5 rows a disc) when the
+        48 px crop gives it 2-4 px.
         Nothing in a column game, whose kings are striped tops (:meth:`strip_heights`
         reads its heights)."""
         if self.band_bias is None or strips is None or views is None or not occupied.any():
