@@ -8,9 +8,7 @@ absent), one for renders read after adaptation from a start render of the same s
 the live path reads; colour prototypes alone and weighed with the head), the same for
 sets of tall crowned men, and one for speed (load time, one batched call on 50 crops
 with one intra-op thread, as for all squares of a 10x10 board; wall and CPU time; and
-where the card names a tower reader, its call on the 32 band strips of an 8x8 board,
-and 50 squares read as a draughts set adapted from its start frame reads them: crops,
-and its pieces' band strips).
+where the card names a tower reader, its call on the 32 band strips of an 8x8 board).
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from models.adapted_renders import adapted_render_figures
@@ -106,14 +103,11 @@ def main(argv: list[str] | None = None) -> None:
     cpu_start = time.process_time()
     wall_ms = latency_ms(classifier, first.crops, first.views)
     cpu_ms = (time.process_time() - cpu_start) * 1000 / 31  # latency_ms makes 31 calls
-    tower_ms = with_strips_ms = None
+    tower_ms = None
     if towers is not None and data.strips is not None and data.views is not None:
         # A column game's 8x8 board: its 32 squares' strips in one call (beside the crops).
         strips, views = data.strips[:32], data.views[:32]
         tower_ms = median_ms(lambda: towers.heights(strips, views))
-        # A draughts set adapted from its start frame reads its pieces' strips too.
-        cued = replace(classifier, band_bias=0.0)
-        with_strips_ms = median_ms(lambda: cued.run(first.crops, first.views, first.strips))
     print(
         json.dumps(
             {
@@ -123,14 +117,7 @@ def main(argv: list[str] | None = None) -> None:
                 "load_s": load_s,
                 "ms_per_50_crops_one_thread": wall_ms,
                 "cpu_ms_per_50_crops": cpu_ms,
-                **(
-                    {}
-                    if towers is None
-                    else {
-                        "ms_per_32_strips_one_thread": tower_ms,
-                        "ms_per_50_squares_adapted_draughts_one_thread": with_strips_ms,
-                    }
-                ),
+                **({} if towers is None else {"ms_per_32_strips_one_thread": tower_ms}),
                 "target_ms": 15.0,
                 "target_load_s": 1.0,
             }

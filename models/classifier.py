@@ -67,6 +67,10 @@ them men and still reads 7 more kings right over 40 adapted render sets (docs/mo
 BAND_KING_LIMIT = 4.0
 """Most log-odds a band strip adds to a draughts piece's king odds. It never takes any
 away: a crowned king is one disc."""
+BAND_READ_BELOW = 3.0
+"""How far below even a piece's king log-odds may lie for its band strip to be read: the
+kings the strips turned on 40 adapted render sets lay within 2.2; reading every piece's
+strip made the live loop's frames 2.5 times as dear (docs/models.md)."""
 EMPTY_SURE = 0.99
 """A square the main model reads empty with at least this probability has no band to read."""
 HEAD_COLOUR_WEIGHT = 0.5
@@ -289,8 +293,7 @@ class OnnxSquareClassifier:
             kings = kings_reader.run_mirrored(
                 crops, None if views is None else views * self.view_scale
             )
-            band = self._band_king_odds(views, strips, self._tippable(tops, kings.tops))
-            tops = _split_kings(_colours(tops, swapped=False), kings.tops, (0.0, 0.0), band)
+            tops = _split_kings(_colours(tops, swapped=False), kings.tops, (0.0, 0.0))
             heights, crowns = kings.heights, kings.crowns
         if self.prototypes is not None and self.prototype_kinds is not None:
             similarity = _cosine(features, self.prototypes)
@@ -301,6 +304,7 @@ class OnnxSquareClassifier:
             if self.head_weight > 0:
                 colour = _weighed_colour(colour, tops, self.head_weight, self.head_swapped)
             crowned = self._crown_odds(crowns)
+            crowned = crowned + self._band_king_odds(views, strips, self._tippable(tops, crowned))
             if self.chromaticity is not None:
                 men = _man_share(_split_kings(colour, tops, self.king_bias, crowned))
                 colour = self.chromaticity.resplit(colour, crops, men)
@@ -364,37 +368,36 @@ class OnnxSquareClassifier:
             raise ValueError("the tower reader reads view tangents beside the strips")
         return self.tower_reader.heights(strips, views * self.view_scale)
 
-    def _tippable(self, trained: np.ndarray, kings: np.ndarray) -> np.ndarray:
-        """(N,) bool: the squares whose man or king a band strip could change, the only
-        ones whose strips are read (the reader costs twice the square models): a piece
-        (the main model does not read the square empty with :data:`EMPTY_SURE`) whose
-        king log-odds, before this set's biases, lie between what the strip and a crown
-        sticker could lift to a king at most and what this set's men may show (a piece
-        past :attr:`king_bias` reads as a king anyway)."""
-        odds = _king_odds(kings)
-        lowest = -(BAND_KING_LIMIT + CROWN_CUE_LIMIT)
+    def _tippable(self, tops: np.ndarray, crowned: np.ndarray | float) -> np.ndarray:
+        """(N,) bool: the pieces whose strips are read (the reader costs twice the square
+        models): those the main model does not read empty with :data:`EMPTY_SURE` and
+        whose king log-odds, after this set's biases and crown stickers, lie at most
+        :data:`BAND_READ_BELOW` below even, and not above (a king already)."""
+        odds = _king_odds(tops) + crowned
         tippable: np.ndarray = (
-            (trained[:, Top.EMPTY] < EMPTY_SURE) & (odds >= lowest) & (odds <= max(self.king_bias))
+            (tops[:, Top.EMPTY] < EMPTY_SURE)
+            & (odds >= min(self.king_bias) - BAND_READ_BELOW)
+            & (odds <= max(self.king_bias))
         )
         return tippable
 
     def _band_king_odds(
-        self, views: np.ndarray | None, strips: np.ndarray | None, occupied: np.ndarray
+        self, views: np.ndarray | None, strips: np.ndarray | None, tippable: np.ndarray
     ) -> np.ndarray | float:
         """What each draughts piece's band strip adds to its king log-odds: the tower
         reader's log-odds of two discs or more over one, past :attr:`band_bias`, up to
-        :data:`BAND_KING_LIMIT`; read only where ``occupied`` (:meth:`_tippable`). Where
+        :data:`BAND_KING_LIMIT`; read only where :meth:`_tippable`. Where
         the side band shows, a second disc is plain on the strip (5 rows a disc) when the
         48 px crop gives it 2-4 px.
         Nothing in a column game, whose kings are striped tops (:meth:`strip_heights`
         reads its heights)."""
-        if self.band_bias is None or strips is None or views is None or not occupied.any():
+        if self.band_bias is None or strips is None or views is None or not tippable.any():
             return 0.0
-        odds = self._two_disc_odds(views[occupied], strips[occupied])
+        odds = self._two_disc_odds(views[tippable], strips[tippable])
         if odds is None:
             return 0.0
-        out = np.zeros(len(occupied))
-        out[occupied] = np.clip(odds - self.band_bias, 0.0, BAND_KING_LIMIT)
+        out = np.zeros(len(tippable))
+        out[tippable] = np.clip(odds - self.band_bias, 0.0, BAND_KING_LIMIT)
         return out
 
     def _two_disc_odds(
