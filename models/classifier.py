@@ -70,7 +70,7 @@ away: a crowned king is one disc."""
 BAND_READ_BELOW = 3.0
 """How far below even a piece's king log-odds may lie for its band strip to be read: the
 kings the strips turned on 40 adapted render sets lay within 2.2; reading every piece's
-strip made the live loop's frames 2.5 times as dear (docs/models.md)."""
+strip made the live loop's frames 2.5 times as dear, these 1.8 (docs/models.md)."""
 EMPTY_SURE = 0.99
 """A square the main model reads empty with at least this probability has no band to read."""
 HEAD_COLOUR_WEIGHT = 0.5

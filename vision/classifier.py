@@ -72,10 +72,11 @@ def read_squares(
     turns: int = 0,
     camera: CameraModel | None = None,
     stack_height: float = 0.0,
+    band: bool = True,
 ) -> npt.NDArray[np.float64]:
     """``(S, 5)`` probabilities of every playable square's top in one frame, read as
-    ``classifier`` reads: crops of its window with the cells' view tangents, and its band
-    strips where it reads them (:func:`classifier_strips`)."""
+    ``classifier`` reads: crops of its window with the cells' view tangents, and, with
+    ``band``, its band strips where it reads them (:func:`classifier_strips`)."""
     crops, views = crops_and_views(
         image,
         location,
@@ -86,7 +87,9 @@ def read_squares(
         camera=camera,
         stack_height=stack_height,
     )
-    strips = classifier_strips(
-        classifier, image, location, geometry, views, turns=turns, camera=camera
+    strips = (
+        classifier_strips(classifier, image, location, geometry, views, turns=turns, camera=camera)
+        if band
+        else None
     )
     return classifier.predict(crops, views, strips)
