@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from calibration.table import start_tops
 from models.classifier import DEFAULT_MODEL, ModelFileError, OnnxSquareClassifier, card_path
 from models.dataset import MIN_BAND_PX_PER_DISC, window_px_per_square
 from models.synth_source import location_from_truth
@@ -19,9 +20,10 @@ from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
 from synth.pieces import DIAMETER_OF_SQUARE, HEIGHT_OF_DIAMETER, disc_count
-from vision.band import BAND, band_strips
+from vision.band import BAND, BandWindow, band_strips
 from vision.camera import crops_and_views
-from vision.rectify import CONTEXT, CROP_PX
+from vision.observe import Observer, ObserverConfig, Registration
+from vision.rectify import CONTEXT, CROP_PX, CropWindow
 
 TOWERS = DEFAULT_MODEL.parent / str(
     json.loads(card_path(DEFAULT_MODEL).read_text())["towers_model"]
@@ -152,3 +154,58 @@ def test_an_unadapted_model_reads_no_strips() -> None:
     # reader learnt renders' discs, and real sets' tall men can look like two of them.
     model = OnnxSquareClassifier.load()
     assert model.band_bias is None and model.band_window is None
+
+
+@dataclass
+class _Recording:
+    """The adapted model, keeping the strips each call was given."""
+
+    inner: OnnxSquareClassifier
+    given: list[np.ndarray | None] = field(default_factory=list)
+
+    @property
+    def window(self) -> CropWindow:
+        return self.inner.window
+
+    @property
+    def band_window(self) -> BandWindow | None:
+        return self.inner.band_window
+
+    @property
+    def view_scale(self) -> float:
+        return self.inner.view_scale
+
+    def predict(
+        self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
+    ) -> np.ndarray:
+        self.given.append(strips)
+        return self.inner.predict(crops, views, strips)
+
+
+@pytest.mark.parametrize("band_strips", [False, True])
+def test_the_observer_reads_band_strips_only_when_configured(band_strips: bool) -> None:
+    # They cost the live loop 15 ms a frame (docs/models.md), so it reads them on request.
+    render = pytest.importorskip("synth.render")
+    from synth.scene import Style
+
+    variant = find_variant("russian")
+    start = render.render_position(
+        Position.initial(variant), Style(seed=2, variant="russian", tilt_deg=25.0)
+    )
+    location = location_from_truth(start.truth, variant.size)
+    adapted = OnnxSquareClassifier.load().adapted_on_frame(
+        start.image, location, variant.geometry, np.array(start_tops(variant))
+    )
+    recording = _Recording(adapted)
+    observer = Observer(
+        ObserverConfig(markers=None, band_strips=band_strips), variant, Registration(), recording
+    )
+    seen = observer.observe(start.image, 0.0)
+    assert seen.board_found and len(recording.given) == 1
+    strips = recording.given[0]
+    if band_strips:
+        assert strips is not None and strips.shape == (32, BAND.rows, BAND.cols, 3)
+    else:
+        assert strips is None
+    tops = [max(range(len(Top)), key=r.probs.__getitem__) for r in seen.squares]
+    assert tops == [int(t) for t in start_tops(variant)]
