@@ -42,10 +42,13 @@ class Shot:
     location: BoardLocation
     crops: Crops
 
-    def read(self, reader: SquareClassifier, geometry: BoardGeometry, crop_px: int) -> np.ndarray:
+    def read(
+        self, reader: SquareClassifier, geometry: BoardGeometry, crop_px: int, *, band: bool
+    ) -> np.ndarray:
         """``(S, 5)`` probabilities, read as the live path reads a frame
-        (:func:`vision.classifier.read_squares`: band strips too, where it reads them)."""
-        return read_squares(reader, self.image, self.location, geometry, crop_px=crop_px)
+        (:func:`vision.classifier.read_squares`), with ``band`` its band strips too
+        (``ObserverConfig.band_strips``)."""
+        return read_squares(reader, self.image, self.location, geometry, crop_px=crop_px, band=band)
 
 
 COLOUR = np.array([0, 1, 1, 2, 2])
@@ -137,8 +140,15 @@ def adapted_render_figures(
     crowns: float = 0.0,
 ) -> dict[str, dict[str, float | int]]:
     """Errors of the unadapted and adapted readers over ``sets`` rendered sets, a share
-    ``crowns`` of the draughts sets crowning kings on men one to four discs tall."""
-    tallies = {"unadapted": Tally(), "adapted_prototypes": Tally(), "adapted": Tally()}
+    ``crowns`` of the draughts sets crowning kings on men one to four discs tall; the
+    adapted reader also with band strips (``adapted_with_strips``: the live observer
+    with ``band_strips`` on)."""
+    tallies = {
+        "unadapted": Tally(),
+        "adapted_prototypes": Tally(),
+        "adapted": Tally(),
+        "adapted_with_strips": Tally(),
+    }
     for rendered in rendered_sets(
         classifier, sets=sets, positions=positions, seed=seed, crowns=crowns
     ):
@@ -153,8 +163,10 @@ def adapted_render_figures(
         geometry, crop_px = rendered.variant.geometry, classifier.crop_size[0]
         for shot in rendered.shots:
             for name, reader in readers.items():
-                read = shot.read(reader, geometry, crop_px).argmax(axis=1)
+                read = shot.read(reader, geometry, crop_px, band=False).argmax(axis=1)
                 tallies[name] = tallies[name].add(read, shot.crops[1])
+            read = shot.read(readers["adapted"], geometry, crop_px, band=True).argmax(axis=1)
+            tallies["adapted_with_strips"] = tallies["adapted_with_strips"].add(read, shot.crops[1])
     return {name: tally.as_dict() for name, tally in tallies.items()}
 
 

@@ -126,11 +126,18 @@ class PhotoShot:
             self.image, self.location, GEOMETRY, self.tops, turns=self.turns
         )
 
-    def read(self, classifier: SquareClassifier, crop_px: int) -> np.ndarray:
+    def read(self, classifier: SquareClassifier, crop_px: int, *, band: bool) -> np.ndarray:
         """``(S, 5)`` probabilities, read as the live path reads a frame
-        (:func:`vision.classifier.read_squares`: band strips too, where it reads them)."""
+        (:func:`vision.classifier.read_squares`), with ``band`` its band strips too
+        (``ObserverConfig.band_strips``)."""
         return read_squares(
-            classifier, self.image, self.location, GEOMETRY, crop_px=crop_px, turns=self.turns
+            classifier,
+            self.image,
+            self.location,
+            GEOMETRY,
+            crop_px=crop_px,
+            turns=self.turns,
+            band=band,
         )
 
 
@@ -178,10 +185,12 @@ def score_photos(
     plain: ReaderFor,
     calibrated: ReaderFor,
     labels: list[LabelledPhoto] | None = None,
+    band: bool = False,
 ) -> dict[str, PhotoScore]:
     """``plain(photo)``: the reader of a photo without calibration; ``calibrated(start)``:
-    a reader calibrated on a start photo. Returns scores "plain" and "calibrated" (the
-    latter over photos whose session has another start photo)."""
+    a reader calibrated on a start photo; ``band``: read band strips too, where the
+    reader reads them. Returns scores "plain" and "calibrated" (the latter over photos
+    whose session has another start photo)."""
     labels = read_labels() if labels is None else labels
     shots: dict[str, PhotoShot] = {}
     for photo in labels:
@@ -192,13 +201,13 @@ def score_photos(
     plain_score, calibrated_score = PhotoScore(), PhotoScore()
     for photo in labels:
         shot = shots[photo.path]
-        read = shot.read(plain(shot), crop_px)
+        read = shot.read(plain(shot), crop_px, band=band)
         plain_score = plain_score.add(read.argmax(axis=1), shot.tops)
         starts = [p for p in labels if p.session == photo.session and p.start and p != photo]
         if starts:
             reader = calibrated(shots[starts[0].path])
             calibrated_score = calibrated_score.add(
-                shot.read(reader, crop_px).argmax(axis=1), shot.tops
+                shot.read(reader, crop_px, band=band).argmax(axis=1), shot.tops
             )
     return {"plain": plain_score, "calibrated": calibrated_score}
 
@@ -232,10 +241,12 @@ def photo_figures(classifier: OnnxSquareClassifier, data: Path) -> dict[str, obj
         return PrototypeClassifier(ColourPrototypes.learn(crops, [Top(int(t)) for t in tops]))
 
     model = score_photos(data, size, lambda _: classifier, adapted)
+    with_strips = score_photos(data, size, lambda _: classifier, adapted, band=True)
     prototypes = score_photos(data, size, uncalibrated_prototypes, learned_prototypes)
     return {
         "model_uncalibrated": model["plain"].as_dict(),
         "model_calibrated": model["calibrated"].as_dict(),
+        "model_calibrated_with_strips": with_strips["calibrated"].as_dict(),
         "prototypes_uncalibrated": prototypes["plain"].as_dict(),
         "prototypes_calibrated": prototypes["calibrated"].as_dict(),
     }

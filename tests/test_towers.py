@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -140,8 +140,8 @@ def test_a_draughts_set_adapted_on_its_start_frame_reads_kings_from_their_band_s
     geometry = english.variant.geometry
     for shot in english.shots[:2]:
         truth = shot.crops[1]
-        with_strips = shot.read(adapted, geometry, CROP_PX)
-        crops_only = shot.read(replace(adapted, band_bias=None), geometry, CROP_PX)
+        with_strips = shot.read(adapted, geometry, CROP_PX, band=True)
+        crops_only = shot.read(adapted, geometry, CROP_PX, band=False)
         assert with_strips.argmax(axis=1).tolist() == truth.tolist()
         missed = np.flatnonzero(crops_only.argmax(axis=1) != truth)
         assert len(missed) == 1 and truth[missed[0]] in (Top.WHITE_KING, Top.BLACK_KING)
