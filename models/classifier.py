@@ -386,11 +386,10 @@ class OnnxSquareClassifier:
     ) -> np.ndarray | float:
         """What each draughts piece's band strip adds to its king log-odds: the tower
         reader's log-odds of two discs or more over one, past :attr:`band_bias`, up to
-        :data:`BAND_KING_LIMIT`; read only where :meth:`_tippable`. Where
+        :data:`BAND_KING_LIMIT`, read only where ``tippable`` (:meth:`_tippable`). Where
         the side band shows, a second disc is plain on the strip (5 rows a disc) when the
-        48 px crop gives it 2-4 px.
-        Nothing in a column game, whose kings are striped tops (:meth:`strip_heights`
-        reads its heights)."""
+        48 px crop gives it 2-4 px. Nothing in a column game, whose kings are striped
+        tops (:meth:`strip_heights` reads its heights)."""
         if self.band_bias is None or strips is None or views is None or not tippable.any():
             return 0.0
         odds = self._two_disc_odds(views[tippable], strips[tippable])
