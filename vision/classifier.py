@@ -72,7 +72,7 @@ def read_squares(
     turns: int = 0,
     camera: CameraModel | None = None,
     stack_height: float = 0.0,
-    band: bool = True,
+    band: bool,
 ) -> npt.NDArray[np.float64]:
     """``(S, 5)`` probabilities of every playable square's top in one frame, read as
     ``classifier`` reads: crops of its window with the cells' view tangents, and, with

@@ -64,7 +64,13 @@ def read_image(
     turns = registration.turns
     if classifier is not None:  # the model reads its own window, and the view tangents
         probs = read_squares(
-            classifier, image, found, geometry, crop_px=config.crop_px, turns=turns
+            classifier,
+            image,
+            found,
+            geometry,
+            crop_px=config.crop_px,
+            turns=turns,
+            band=config.band_strips,
         )
     else:  # the colour prototypes read the plain cell
         crops = square_crops(image, found, geometry, crop_px=config.crop_px, turns=turns)
