@@ -1,7 +1,7 @@
 """Train the tower reader: ``python -m models.train_towers``.
 
-Renders (or reads from cache) column-game boards (and with ``--families columns
-draughts``, draughts boards too, whose kings are two stacked discs) with each square's band strip
+Renders (or reads from cache) column-game boards (with ``--families columns draughts``,
+draughts boards too, whose kings are two stacked discs) with each square's band strip
 (:mod:`vision.band`), trains :class:`models.tower_net.TowerNet` on the CPU within a time
 budget, exports ``models/square_towers.onnx`` (fp32: int8 is not worth its risk at this
 size) with its card, and measures it on held-out boards against the square model's
