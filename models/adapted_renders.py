@@ -48,7 +48,9 @@ class Shot:
         """``(S, 5)`` probabilities, read as the live path reads a frame
         (:func:`vision.classifier.read_squares`), with ``band`` its band strips too
         (``ObserverConfig.band_strips``)."""
-        return read_squares(reader, self.image, self.location, geometry, crop_px=crop_px, band=band)
+        return read_squares(
+            reader, self.image, self.location, geometry, crop_px=crop_px, band=band, heights=False
+        ).tops
 
 
 COLOUR = np.array([0, 1, 1, 2, 2])

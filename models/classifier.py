@@ -236,10 +236,10 @@ class OnnxSquareClassifier:
 
     @property
     def band_window(self) -> BandWindow | None:
-        """The band strip :meth:`predict` reads beside the crops, where it reads one: a
-        draughts set's adapted from its start frame with a tower reader
-        (:meth:`_band_king_odds`)."""
-        if self.band_bias is None or self.tower_reader is None:
+        """The band strip read beside the crops, where one is read: with a tower reader,
+        a column game's heights (:meth:`predict_stacks`) and a draughts set's kings once
+        adapted from its start frame (:meth:`_band_king_odds`)."""
+        if self.tower_reader is None or (self.band_bias is None and not self.towers):
             return None
         return self.tower_reader.window
 
@@ -348,6 +348,16 @@ class OnnxSquareClassifier:
     ) -> np.ndarray:
         """``(N, 5)`` probabilities over :class:`rules.observation.Top`."""
         return self.run(crops, views, strips).tops
+
+    def predict_stacks(
+        self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`predict`'s ``(N, 5)`` and :meth:`height_probs`' ``(N, 9)`` from one
+        reading (vision's ``StackClassifier``: the live observer's heights in a column
+        game)."""
+        out = self.run(crops, views, strips)
+        from_strips = self.strip_heights(views, strips)
+        return out.tops, out.heights if from_strips is None else from_strips
 
     def strip_heights(
         self, views: np.ndarray | None, strips: np.ndarray | None

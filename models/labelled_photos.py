@@ -138,7 +138,8 @@ class PhotoShot:
             crop_px=crop_px,
             turns=self.turns,
             band=band,
-        )
+            heights=False,
+        ).tops
 
 
 def photo_squares(

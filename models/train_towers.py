@@ -1,12 +1,11 @@
 """Train the tower reader: ``python -m models.train_towers``.
 
-Renders (or reads from cache) column-game boards (with ``--families columns draughts``,
-draughts boards too, whose kings are two stacked discs) with each square's band strip
-(:mod:`vision.band`), trains :class:`models.tower_net.TowerNet` on the CPU within a time
-budget, exports ``models/square_towers.onnx`` (fp32: int8 is not worth its risk at this
-size) with its card, and measures it on held-out boards against the square model's
-heights. ``--attach`` names the file in the card of the main model beside it
-(``towers_model``).
+Renders (or reads from cache) column-game and draughts boards (``--families``; a draughts
+king is two stacked discs) with each square's band strip (:mod:`vision.band`), trains
+:class:`models.tower_net.TowerNet` on the CPU within a time budget, exports
+``models/square_towers.onnx`` (fp32: int8 is not worth its risk at this size) with its
+card, and measures it on held-out boards against the square model's heights.
+``--attach`` names the file in the card of the main model beside it (``towers_model``).
 """
 
 from __future__ import annotations
@@ -48,7 +47,7 @@ class TowerConfig:
     train_parts: int = 30
     test_count: int = 6_000
     seed: int = 2000
-    minutes: float = 30.0
+    minutes: float = 60.0
     batch: int = 128
     learning_rate: float = 2e-3
     tower_weight: float = 2.0
@@ -59,8 +58,9 @@ class TowerConfig:
     attach: bool = False
     """Name the file in the card of the main model beside it (``towers_model``), so that
     model reads column games' heights with it."""
-    families: tuple[Family, ...] = ("columns",)
-    """Whose boards it learns from, ``train_count`` squares of each."""
+    families: tuple[Family, ...] = ("columns", "draughts")
+    """Whose boards it learns from, ``train_count`` squares of each. The defaults are the
+    shipped reader's (its card's ``command`` spells them out)."""
 
     def family_seed(self, family: Family, offset: int) -> int:
         """Each family's boards have seeds of their own, 500 apart (the test boards

@@ -5,20 +5,23 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from bench.observation_sim import heights_of
 from calibration.table import start_tops
 from models.classifier import DEFAULT_MODEL, ModelFileError, OnnxSquareClassifier, card_path
 from models.dataset import MIN_BAND_PX_PER_DISC, window_px_per_square
 from models.synth_source import location_from_truth
 from models.towers import TowerReader
 from rules import Position, find_variant
-from rules.observation import Top
+from rules.events import MoveRecorded
+from rules.observation import Observation, Top
 from rules.pieces import BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
+from rules.recorder import Recorder
 from synth.pieces import DIAMETER_OF_SQUARE, HEIGHT_OF_DIAMETER, disc_count
 from vision.band import BAND, BandWindow, band_strips
 from vision.camera import crops_and_views
@@ -158,7 +161,7 @@ def test_an_unadapted_model_reads_no_strips() -> None:
 
 @dataclass
 class _Recording:
-    """The adapted model, keeping the strips each call was given."""
+    """The adapted model, keeping the strips each call was given (it counts discs too)."""
 
     inner: OnnxSquareClassifier
     given: list[np.ndarray | None] = field(default_factory=list)
@@ -180,6 +183,12 @@ class _Recording:
     ) -> np.ndarray:
         self.given.append(strips)
         return self.inner.predict(crops, views, strips)
+
+    def predict_stacks(
+        self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        self.given.append(strips)
+        return self.inner.predict_stacks(crops, views, strips)
 
 
 @pytest.mark.parametrize("band_strips", [False, True])
@@ -209,3 +218,78 @@ def test_the_observer_reads_band_strips_only_when_configured(band_strips: bool) 
         assert strips is None
     tops = [max(range(len(Top)), key=r.probs.__getitem__) for r in seen.squares]
     assert tops == [int(t) for t in start_tops(variant)]
+    assert all(r.height is None for r in seen.squares)  # a draughts board has no towers
+
+
+LOOK_ALIKE = "W:Wg1(Wb):Be7(bbw),b2(bb),d2(bb),f2(bbb)"
+"""The white king's captures g1:c5:f8 and g1:e3:c1:a3:f8 leave the same tops and other
+heights (column digest §5.5; tests/test_appearance.py)."""
+
+
+def _without_heights(seen: Observation) -> Observation:
+    return replace(
+        seen, squares=tuple(replace(s, height=None, height_sigma=None) for s in seen.squares)
+    )
+
+
+def _recorded(start: Position, frames: list[Observation]) -> list[tuple[str, tuple[str, ...]]]:
+    recorder = Recorder(start.variant, start=start)
+    for seen in frames:
+        recorder.feed(seen)
+    return [(e.notation, e.alternatives) for e in recorder.events if isinstance(e, MoveRecorded)]
+
+
+@pytest.mark.parametrize(
+    ("route", "tilt", "band_strips"),
+    [("g1:c5:f8", 30.0, False), ("g1:c5:f8", 30.0, True), ("g1:e3:c1:a3:f8", 20.0, False)],
+)
+def test_heights_read_live_tell_apart_captures_that_look_the_same_from_above(
+    route: str, tilt: float, band_strips: bool
+) -> None:
+    # A bashni board, the model adapted on the set's start position as the live path
+    # adapts it: the observer hands the recorder each stack's height where its side
+    # shows (from the crops, or from the band strips when configured), and the recorder
+    # records the capture that was played. Without heights it does not: at 30 degrees it
+    # records the other capture and asks the arbiter; at 20, the top of the six-disc
+    # tower on f8 reads empty about as often as not, and it flags a wrong piece removed.
+    render = pytest.importorskip("synth.render")
+    from synth.scene import Style
+
+    variant = find_variant("bashni")
+    style = Style(seed=3 if tilt == 30.0 else 4, variant="bashni", tilt_deg=tilt)
+    start = Position.from_fen("bashni", LOOK_ALIKE)
+    after = start.play(start.parse_move(route))
+    with render.Renderer() as renderer:
+        set_up = renderer.render(Position.initial(variant), style)
+        before_image, after_image = (renderer.render(p, style).image for p in (start, after))
+    model = OnnxSquareClassifier.load().adapted_on_frame(
+        set_up.image,
+        location_from_truth(set_up.truth, variant.size),
+        variant.geometry,
+        np.array(start_tops(variant)),
+        towers=True,
+    )
+    observer = Observer(
+        ObserverConfig(markers=None, band_strips=band_strips), variant, Registration(), model
+    )
+    # Still before the move (1 s), hidden by the hand (4 frames), still after it (2 s),
+    # at 15 frames a second.
+    frames = [before_image] * 15 + [None] * 4 + [after_image] * 30
+    seen = [
+        Observation(k / 15, (), board_found=False)
+        if image is None
+        else observer.observe(image, k / 15)
+        for k, image in enumerate(frames)
+    ]
+    for position, last in ((start, seen[14]), (after, seen[-1])):
+        pairs = [
+            (round(r.height), discs)
+            for r, discs in zip(last.squares, heights_of(position), strict=True)
+            if discs and r.height is not None
+        ]
+        assert pairs  # the far rows' towers at least
+        read, stacks = zip(*pairs, strict=True)
+        assert read == stacks
+    assert _recorded(start, seen) == [(route, ())]
+    without = [_without_heights(o) if o.board_found else o for o in seen]
+    assert _recorded(start, without) != [(route, ())]

@@ -3,13 +3,14 @@ the ONNX model (``models``)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
 from rules.geometry import BoardGeometry
-from vision.band import BandWindow, band_strips
+from vision.band import BAND, BandWindow, band_strips
 from vision.camera import crops_and_views
 from vision.locate import BoardLocation, Image
 from vision.rectify import CELL, CROP_PX, CameraModel, CropWindow
@@ -30,6 +31,56 @@ class SquareClassifier(Protocol):
         band against them (others ignore them). ``strips``: the squares' band strips, for
         a classifier that names a ``band_window`` (:func:`classifier_strips`)."""
         ...
+
+
+@runtime_checkable
+class StackClassifier(SquareClassifier, Protocol):
+    """A classifier that also counts each square's discs (the ONNX model)."""
+
+    def predict_stacks(
+        self,
+        crops: npt.NDArray[np.uint8],
+        views: npt.NDArray[np.float64] | None = None,
+        strips: npt.NDArray[np.uint8] | None = None,
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """From one reading: :meth:`SquareClassifier.predict`'s ``(S, 5)`` and ``(S, H)``
+        probabilities over 0 to H - 1 discs (the last: that many or more)."""
+        ...
+
+
+HEIGHT_SIGMA_FLOOR = 1.0
+"""The least uncertainty, in discs, a height reading is given. The models count the discs
+of 83-93% of the towers whose band shows, one off otherwise (docs/models.md), however sure
+they are; at one disc a miss costs the recorder half a nat a frame, a tenth of what a
+misread top can, so heights tell apart moves whose tops look the same (column digest
+§5.5) and never outvote the tops."""
+
+
+@dataclass(frozen=True, slots=True)
+class SquareReads:
+    """One frame's reading of every playable square, in Square order: ``tops`` ``(S, 5)``
+    over :class:`rules.observation.Top`; ``heights`` ``(S, H)`` over 0 to H - 1 discs
+    where they were asked for and the classifier counts discs, else None; ``band_shows``
+    ``(S,)``: whether the camera sees the side of a stack there (its view tangent, in
+    the set's men's heights, at least :attr:`vision.band.BandWindow.min_view`)."""
+
+    tops: npt.NDArray[np.float64]
+    heights: npt.NDArray[np.float64] | None
+    band_shows: npt.NDArray[np.bool_]
+
+    def height_estimates(self) -> list[tuple[float, float] | None]:
+        """Per square, the expected disc count and its standard deviation (at least
+        :data:`HEIGHT_SIGMA_FLOOR`), or None where no heights were read or the side of
+        the stack is hidden (straight down, every stack looks one disc tall)."""
+        if self.heights is None:
+            return [None] * len(self.tops)
+        levels = np.arange(self.heights.shape[1], dtype=np.float64)
+        mean = self.heights @ levels
+        sigma = np.sqrt(np.maximum(self.heights @ levels**2 - mean**2, 0.0))
+        return [
+            (float(m), max(float(s), HEIGHT_SIGMA_FLOOR)) if shows else None
+            for m, s, shows in zip(mean, sigma, self.band_shows, strict=True)
+        ]
 
 
 def crop_window(classifier: SquareClassifier) -> CropWindow:
@@ -73,10 +124,12 @@ def read_squares(
     camera: CameraModel | None = None,
     stack_height: float = 0.0,
     band: bool,
-) -> npt.NDArray[np.float64]:
-    """``(S, 5)`` probabilities of every playable square's top in one frame, read as
-    ``classifier`` reads: crops of its window with the cells' view tangents, and, with
-    ``band``, its band strips where it reads them (:func:`classifier_strips`)."""
+    heights: bool,
+) -> SquareReads:
+    """Every playable square of one frame, read as ``classifier`` reads: crops of its
+    window with the cells' view tangents, and, with ``band``, its band strips where it
+    reads them (:func:`classifier_strips`); with ``heights``, each stack's disc count too,
+    where the classifier counts (a :class:`StackClassifier`)."""
     crops, views = crops_and_views(
         image,
         location,
@@ -92,4 +145,8 @@ def read_squares(
         if band
         else None
     )
-    return classifier.predict(crops, views, strips)
+    band_shows = views * float(getattr(classifier, "view_scale", 1.0)) >= BAND.min_view
+    if heights and isinstance(classifier, StackClassifier):
+        tops, counts = classifier.predict_stacks(crops, views, strips)
+        return SquareReads(tops, counts, band_shows)
+    return SquareReads(classifier.predict(crops, views, strips), None, band_shows)

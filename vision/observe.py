@@ -126,7 +126,7 @@ class Observer:
         )
         gate = self.gate.update(board)
         geometry = self.variant.geometry
-        probs = read_squares(
+        reads = read_squares(
             self.classifier,
             frame,
             location,
@@ -136,12 +136,21 @@ class Observer:
             camera=camera,
             stack_height=self.config.stack_height,
             band=self.config.band_strips,
+            heights=self.variant.towers,  # the recorder tells look-alike captures by them
         )
         readings = []
-        for sq, row in zip(geometry.squares, probs, strict=True):
+        for sq, row, height in zip(
+            geometry.squares, reads.tops, reads.height_estimates(), strict=True
+        ):
             r, c = geometry.rowcol(sq)
-            p = tuple(float(x) for x in row / row.sum())
-            readings.append(SquareReading(p, occluded=float(gate.cells[r, c])))  # type: ignore[arg-type]
+            readings.append(
+                SquareReading(
+                    tuple(float(x) for x in row / row.sum()),  # type: ignore[arg-type]
+                    occluded=float(gate.cells[r, c]),
+                    height=None if height is None else height[0],
+                    height_sigma=None if height is None else height[1],
+                )
+            )
         self.last_failure = None
         return Observation(
             time=time,

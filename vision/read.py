@@ -71,7 +71,8 @@ def read_image(
             crop_px=config.crop_px,
             turns=turns,
             band=config.band_strips,
-        )
+            heights=False,  # one image shows a tower's top and height, not what lies inside
+        ).tops
     else:  # the colour prototypes read the plain cell
         crops = square_crops(image, found, geometry, crop_px=config.crop_px, turns=turns)
         prototypes = prototypes or ColourPrototypes.cluster(crops)
