@@ -25,6 +25,7 @@ from rules.recorder import Recorder
 from synth.pieces import DIAMETER_OF_SQUARE, HEIGHT_OF_DIAMETER, disc_count
 from vision.band import BAND, BandWindow, band_strips
 from vision.camera import crops_and_views
+from vision.classifier import HEIGHT_SIGMA_FLOOR, SquareReads
 from vision.observe import Observer, ObserverConfig, Registration
 from vision.rectify import CONTEXT, CROP_PX, CropWindow
 
@@ -219,6 +220,24 @@ def test_the_observer_reads_band_strips_only_when_configured(band_strips: bool) 
     tops = [max(range(len(Top)), key=r.probs.__getitem__) for r in seen.squares]
     assert tops == [int(t) for t in start_tops(variant)]
     assert all(r.height is None for r in seen.squares)  # a draughts board has no towers
+
+
+def test_heights_are_given_where_the_side_shows_and_the_count_is_not_open_ended() -> None:
+    # Four squares read over 0..8 discs: three discs for sure (sigma floored); the same
+    # where the side of the stack is hidden; seven or eight-or-more (only a lower bound:
+    # bashni towers grow past eight); anything from one to five.
+    heights = np.zeros((4, 9))
+    heights[[0, 1], 3] = 1.0
+    heights[2, [7, 8]] = 0.5
+    heights[3, 1:6] = 0.2
+    reads = SquareReads(np.zeros((4, 5)), heights, np.array([True, False, True, True]))
+    assert reads.height_estimates() == [
+        (3.0, HEIGHT_SIGMA_FLOOR),
+        None,
+        None,
+        (pytest.approx(3.0), pytest.approx(np.sqrt(2.0))),
+    ]
+    assert SquareReads(np.zeros((4, 5)), None, np.ones(4, bool)).height_estimates() == [None] * 4
 
 
 LOOK_ALIKE = "W:Wg1(Wb):Be7(bbw),b2(bb),d2(bb),f2(bbb)"
