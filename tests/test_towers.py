@@ -269,8 +269,9 @@ def test_heights_read_live_tell_apart_captures_that_look_the_same_from_above(
     # adapts it: the observer hands the recorder each stack's height where its side
     # shows (from the crops, or from the band strips when configured), and the recorder
     # records the capture that was played. Without heights it does not: at 30 degrees it
-    # records the other capture and asks the arbiter; at 20, the top of the six-disc
-    # tower on f8 reads empty about as often as not, and it flags a wrong piece removed.
+    # records the other capture and asks the arbiter; at 20, where the top of the
+    # six-disc tower on f8 reads empty about as often as not, it has recorded nothing
+    # two seconds after the move.
     render = pytest.importorskip("synth.render")
     from synth.scene import Style
 
