@@ -110,15 +110,28 @@ def classifier_strips(
 ) -> npt.NDArray[np.uint8] | None:
     """The band strips a classifier reads beside its crops, or None for one that reads
     none: its ``band_window`` attribute (the ONNX model's tower reader's) says which
-    strip; ``views`` are scaled by its ``view_scale`` (the set's man height), as it
-    was trained to read them."""
+    strip; ``views`` are taken in the set's men's heights (:func:`men_views`), as it was
+    trained to read them."""
     window = getattr(classifier, "band_window", None)
     if not isinstance(window, BandWindow):
         return None
-    scale = float(getattr(classifier, "view_scale", 1.0))
     return band_strips(
-        image, location, geometry, views=views * scale, turns=turns, camera=camera, window=window
+        image,
+        location,
+        geometry,
+        views=men_views(classifier, views),
+        turns=turns,
+        camera=camera,
+        window=window,
     )
+
+
+def men_views(
+    classifier: SquareClassifier, views: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """View tangents in the set's men's heights: times the classifier's ``view_scale``
+    where it has one (the ONNX model measures it on the start frame), else as given."""
+    return views * float(getattr(classifier, "view_scale", 1.0))
 
 
 def read_squares(
@@ -153,7 +166,7 @@ def read_squares(
         if band
         else None
     )
-    band_shows = views * float(getattr(classifier, "view_scale", 1.0)) >= BAND.min_view
+    band_shows = men_views(classifier, views) >= BAND.min_view
     if heights and isinstance(classifier, StackClassifier):
         tops, counts = classifier.predict_stacks(crops, views, strips)
         return SquareReads(tops, counts, band_shows)
