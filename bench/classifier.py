@@ -6,9 +6,11 @@ for the hand-labelled real photos (model and colour prototypes, each without and
 calibration from a start photo of the same session; skipped when ../shared/data is
 absent), one for renders read after adaptation from a start render of the same set (as
 the live path reads; colour prototypes alone and weighed with the head), the same for
-sets of tall crowned men, and one for speed (load time, one batched call on 50 crops
-with one intra-op thread, as for all squares of a 10x10 board; wall and CPU time; and
-where the card names a tower reader, its call on the 32 band strips of an 8x8 board).
+sets of tall crowned men, one for column towers up to the full tower (counted from
+crops and from band strips, and the tops of those taller than the crop), and one for
+speed (load time, one batched call on 50 crops with one intra-op thread, as for all
+squares of a 10x10 board; wall and CPU time; and where the card names a tower reader,
+its call on the 32 band strips of an 8x8 board).
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from pathlib import Path
 
 from models.adapted_renders import adapted_render_figures
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier
-from models.dataset import cached_set, top_limit_px, window_name
+from models.dataset import FULL_TOWER, cached_set, top_limit_px, window_name
 from models.export import evaluate, latency_ms, median_ms
 from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
+from models.tall_towers import tall_tower_figures
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -36,6 +39,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--adapted-sets", type=int, default=40, help="rendered sets read after adaptation"
+    )
+    parser.add_argument(
+        "--tall-squares", type=int, default=4000, help="column squares, towers to the full height"
     )
     ns = parser.parse_args(argv)
 
@@ -99,6 +105,20 @@ def main(argv: list[str] | None = None) -> None:
                     }
                 )
             )
+    if towers is not None and ns.tall_squares > 0:
+        tall = cached_set("synth", ns.tall_squares, seed=ns.seed + 1, size=size, window=window,
+                          family="columns", strips=True, tower_limit=FULL_TOWER)  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "bench": "classifier.tall_towers",
+                    "model": ns.model.name,
+                    "seed": ns.seed + 1,
+                    **tall_tower_figures(classifier, tall),
+                    "target_height_pct": 99.5,
+                }
+            )
+        )
     first = data.subset(slice(50))
     cpu_start = time.process_time()
     wall_ms = latency_ms(classifier, first.crops, first.views)
@@ -107,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     if towers is not None and data.strips is not None and data.views is not None:
         # A column game's 8x8 board: its 32 squares' strips in one call (beside the crops).
         strips, views = data.strips[:32], data.views[:32]
-        tower_ms = median_ms(lambda: towers.heights(strips, views))
+        tower_ms = median_ms(lambda: towers.read(strips, views))
     print(
         json.dumps(
             {

@@ -30,11 +30,12 @@ from models.onnx_io import ModelFileError as ModelFileError  # part of this modu
 from models.onnx_io import card_path as card_path
 from models.onnx_io import open_session, read_card, softmax
 from models.onnx_io import to_input as to_input
-from models.towers import TowerReader
+from models.towers import TowerReader, TowerReading
 from rules.geometry import BoardGeometry
 from rules.observation import Top
 from vision.band import BandWindow, band_strips
 from vision.camera import crops_and_views
+from vision.classifier import OPEN_TOP_LIMIT, widened_heights
 from vision.locate import BoardLocation, Image
 from vision.rectify import CELL, CameraModel, CropWindow
 
@@ -58,12 +59,13 @@ sticker counts (:attr:`OnnxSquareClassifier.crown_bias`)."""
 CROWN_CUE_LIMIT = 3.0
 """Most log-odds a crown sticker adds to a piece's king odds, as the hue cue's limit:
 it settles what the kings model leaves open."""
-BAND_MARGIN = 4.0
+BAND_MARGIN = 6.0
 """Log-odds margin past the start frame's most two-disc-like man before a draughts
 piece's band strip counts (:attr:`OnnxSquareClassifier.band_bias`). With 1, four men of
-the damas photos seen nearly from above (view tangents 0.17-0.21) read as kings; 4 keeps
-them men and still reads 7 more kings right over 40 adapted render sets (docs/models.md,
-"Draughts kings from the band strip")."""
+the damas photos seen nearly from above (view tangents 0.17-0.21) read as kings. For the
+tower reader that counts to the full tower, 3-5 leave one of them a king, 6 keeps them
+men and still reads 2 more kings right over 40 adapted render sets (docs/models.md,
+"Draughts kings from the band strip", "Towers to the full height")."""
 BAND_KING_LIMIT = 4.0
 """Most log-odds a band strip adds to a draughts piece's king odds. It never takes any
 away: a crowned king is one disc."""
@@ -71,6 +73,10 @@ BAND_READ_BELOW = 3.0
 """How far below even a piece's king log-odds may lie for its band strip to be read: the
 kings the strips turned on 40 adapted render sets lay within 2.2; reading every piece's
 strip made the live loop's frames 2.5 times as dear, these 1.8 (docs/models.md)."""
+TOP_IN_CROP = 0.45
+"""How far inside the crop's far edge (square sides) a stack's displaced top must lie for
+the crop to read it: a top's radius (0.43) and a little. Past it, in a column game read
+with strips, the tower reader's top head says what tops the stack."""
 EMPTY_SURE = 0.99
 """A square the main model reads empty with at least this probability has no band to read."""
 HEAD_COLOUR_WEIGHT = 0.5
@@ -127,7 +133,7 @@ class OnnxSquareClassifier:
     a striped top and a stack of two may be a man on a man (in draughts it is a king)."""
     tower_reader: TowerReader | None = None
     """The card's ``towers_model``: a column game's stack heights from band strips
-    (:mod:`models.towers`), where the caller cuts them (:meth:`strip_heights`)."""
+    (:mod:`models.towers`), where the caller cuts them (:meth:`predict_stacks`)."""
     towers: bool = False
     """This reader reads a column game's boards (:meth:`for_variant`, :meth:`adapted`)."""
     chromaticity: PieceChromaticity | None = None
@@ -352,31 +358,63 @@ class OnnxSquareClassifier:
     def predict_stacks(
         self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`predict`'s ``(N, 5)`` and :meth:`height_probs`' ``(N, 9)`` from one
-        reading (vision's ``StackClassifier``: the live observer's heights in a column
-        game)."""
+        """:meth:`predict`'s ``(N, 5)`` and ``(N, H)`` probabilities over 0 to H - 1 discs,
+        from one reading (vision's ``StackClassifier``: the live observer's heights in a
+        column game): the crops count to "eight or more" (H = 9); with a column game's
+        strips, :meth:`with_strips` reads them too."""
         out = self.run(crops, views, strips)
-        from_strips = self.strip_heights(views, strips)
-        return out.tops, out.heights if from_strips is None else from_strips
+        if strips is None or views is None:
+            return out.tops, out.heights
+        return self.with_strips(out.tops, out.heights, views, strips)
 
-    def strip_heights(
+    def with_strips(
+        self, tops: np.ndarray, heights: np.ndarray, views: np.ndarray, strips: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The crops' reading of some squares (:meth:`predict_stacks` without strips) with
+        their band strips read too, where the card names a tower reader and this reads a
+        column game (else as given). The reader counts to the full tower (H = 25): alone
+        where the crops' count is open-ended (more than
+        :data:`vision.classifier.OPEN_TOP_LIMIT` on eight or more), else the two readings'
+        mean (two views of the stack: they miss fewer towers together than either alone,
+        docs/models.md, "Towers to the full height"); and a tower whose top it places past
+        the crop's far edge gets the top it reads there (:meth:`_tops_past_crop`)."""
+        reading = self._column_strips(views, strips)
+        if reading is None:
+            return tops, heights
+        past = self._tops_past_crop(reading.heights, views)
+        strip_tops = _colours_swapped(reading.tops) if self.head_swapped else reading.tops
+        both = (widened_heights(heights, reading.heights.shape[1]) + reading.heights) / 2
+        open_ended = heights[:, -1] > OPEN_TOP_LIMIT
+        return (
+            np.where(past[:, None], strip_tops, tops),
+            np.where(open_ended[:, None], reading.heights, both),
+        )
+
+    def _column_strips(
         self, views: np.ndarray | None, strips: np.ndarray | None
-    ) -> np.ndarray | None:
-        """``(N, 9)`` probabilities over 0..8 discs from the squares' band ``strips``
-        (:func:`vision.band.band_strips`, cut with ``views`` times :attr:`view_scale`)
-        where they apply: a column game's reader with a tower reader, and strips given.
-        Else None, and the heights are the crops' (:meth:`height_probs`)."""
+    ) -> TowerReading | None:
+        """The tower reader's reading of a column game's strips, or None (a draughts game,
+        no reader or no strips)."""
         return self._read_strips(views, strips) if self.towers else None
 
     def _read_strips(
         self, views: np.ndarray | None, strips: np.ndarray | None
-    ) -> np.ndarray | None:
-        """The tower reader's ``(N, 9)`` probabilities, or None without reader or strips."""
+    ) -> TowerReading | None:
+        """The tower reader's reading, or None without reader or strips."""
         if self.tower_reader is None or strips is None:
             return None
         if views is None:
             raise ValueError("the tower reader reads view tangents beside the strips")
-        return self.tower_reader.heights(strips, views * self.view_scale)
+        return self.tower_reader.read(strips, views * self.view_scale)
+
+    def _tops_past_crop(self, heights: np.ndarray, views: np.ndarray) -> np.ndarray:
+        """(N,) bool: stacks whose top, ``heights`` tall, the camera sees displaced past
+        the crop's far edge (:data:`TOP_IN_CROP`), so that only the strip shows it."""
+        assert self.tower_reader is not None  # heights came from it
+        levels = np.arange(heights.shape[1], dtype=np.float64)
+        shift = (heights @ levels) * self.tower_reader.window.disc_height * views * self.view_scale
+        past: np.ndarray = shift > self.window.top + 0.5 - TOP_IN_CROP
+        return past
 
     def _tippable(self, tops: np.ndarray, crowned: np.ndarray | float) -> np.ndarray:
         """(N,) bool: the pieces whose strips are read (the reader costs twice the square
@@ -399,7 +437,7 @@ class OnnxSquareClassifier:
         :data:`BAND_KING_LIMIT`, read only where ``tippable`` (:meth:`_tippable`). Where
         the side band shows, a second disc is plain on the strip (5 rows a disc) when the
         48 px crop gives it 2-4 px. Nothing in a column game, whose kings are striped
-        tops (:meth:`strip_heights` reads its heights)."""
+        tops (:meth:`predict_stacks` reads its heights)."""
         if self.band_bias is None or strips is None or views is None or not tippable.any():
             return 0.0
         odds = self._two_disc_odds(views[tippable], strips[tippable])
@@ -414,9 +452,10 @@ class OnnxSquareClassifier:
     ) -> np.ndarray | None:
         """The tower reader's log-odds of two discs or more over one per draughts square,
         or None (a column game, no reader or no strips)."""
-        probs = None if self.towers else self._read_strips(views, strips)
-        if probs is None:
+        reading = None if self.towers else self._read_strips(views, strips)
+        if reading is None:
             return None
+        probs = reading.heights
         eps = 1e-6
         odds: np.ndarray = np.log(probs[:, 2:].sum(axis=1) + eps) - np.log(probs[:, 1] + eps)
         return odds
@@ -424,12 +463,8 @@ class OnnxSquareClassifier:
     def height_probs(
         self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
     ) -> np.ndarray:
-        """``(N, 9)`` probabilities over 0..8 discs per square: from the strips where
-        :meth:`strip_heights` reads them (the tower reader counts a tower's discs where
-        the crop's square model misses one in seven: docs/models.md, "The tower
-        reader"), else from the crops."""
-        from_strips = self.strip_heights(views, strips)
-        return self.run(crops, views).heights if from_strips is None else from_strips
+        """``(N, H)`` probabilities over 0 to H - 1 discs per square (:meth:`predict_stacks`)."""
+        return self.predict_stacks(crops, views, strips)[1]
 
     def predict_heights(
         self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
@@ -585,6 +620,13 @@ def _king_odds(trained: np.ndarray) -> np.ndarray:
     men = trained[:, Top.WHITE_MAN] + trained[:, Top.BLACK_MAN]
     odds: np.ndarray = np.log(kings + eps) - np.log(men + eps)
     return odds
+
+
+def _colours_swapped(tops: np.ndarray) -> np.ndarray:
+    """``(N, 5)`` top probabilities with White's and Black's classes exchanged."""
+    order = [Top.EMPTY, Top.BLACK_MAN, Top.BLACK_KING, Top.WHITE_MAN, Top.WHITE_KING]
+    out: np.ndarray = tops[:, order]
+    return out
 
 
 def _colours(trained: np.ndarray, *, swapped: bool) -> np.ndarray:

@@ -24,6 +24,12 @@ Source = Literal["synth", "procedural"]
 log = logging.getLogger(__name__)
 
 DEFAULT_CACHE = Path("out/models-cache")
+TOWER_LIMIT = 8
+"""Column games' towers drawn at most this tall by default (the square models' height
+head's last class is 8 or more)."""
+FULL_TOWER = 24
+"""The tallest tower of the column games, all of bashni's 24 men in one: the tower
+reader's boards draw towers up to it (:mod:`models.train_towers`)."""
 
 """Where built sets are cached (gitignored ``out/``)."""
 
@@ -152,12 +158,14 @@ def build_set(
     nadir: bool = False,
     family: Family = "all",
     strips: bool = False,
+    tower_limit: int = TOWER_LIMIT,
 ) -> SquareSet:
     """About ``count`` labelled crops from ``source`` (synth gives whole boards, so it
     may overshoot by one board). ``crowns``: the share of rendered draughts boards whose
     kings are one crowned disc on men one to ``tallest`` discs tall; ``nadir``: draughts
     boards seen from near straight down only; ``family``: which variants; ``strips``:
-    each square's band strip too (synth only)."""
+    each square's band strip too (synth only); ``tower_limit``: a column game's tallest
+    tower."""
     if source == "procedural":
         return SquareSet(*procedural_set(count, seed=seed, size=size))
     from models.synth_source import synth_set  # needs synth's GL renderer
@@ -172,6 +180,7 @@ def build_set(
         nadir=nadir,
         family=family,
         strips=strips,
+        tower_limit=tower_limit,
     )
     return built
 
@@ -189,6 +198,7 @@ def cached_set(
     nadir: bool = False,
     family: Family = "all",
     strips: bool = False,
+    tower_limit: int = TOWER_LIMIT,
 ) -> SquareSet:
     """:func:`build_set`, read from or written to ``cache``."""
     tag: str = "ctx" if window == "context" else window  # sets from before windows are stale
@@ -201,6 +211,8 @@ def cached_set(
         tag += "-nadir"
     if family != "all":
         tag += f"-{family}"
+    if tower_limit != TOWER_LIMIT:  # other towers: another file
+        tag += f"-towers{tower_limit}"
     if strips:  # the same boards, each square's band strip beside its crop
         tag += f"-band{BAND.digest()}"
     path = cache / f"{source}-n{count}-s{seed}-{size}px-{tag}.npz"
@@ -221,6 +233,7 @@ def cached_set(
         nadir=nadir,
         family=family,
         strips=strips,
+        tower_limit=tower_limit,
     )
     data.save(path)
     log.info("wrote %d crops to %s", len(data), path)

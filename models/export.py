@@ -152,9 +152,11 @@ def evaluate(
     """Figures on ``data``; ``top_limit_px``: how far above the base a stack's top may
     lie and still be in the crop (the window's far margin), for the visible split. Where
     ``data`` knows each crop's family, each is read as its variant would be
-    (:meth:`OnnxSquareClassifier.for_variant`); where ``data`` has strips and the
-    classifier a tower reader, a column game's heights from its band strip (and a
-    draughts piece's king odds, in a reader adapted from a start frame)."""
+    (:meth:`OnnxSquareClassifier.for_variant`), tops and heights as
+    :meth:`OnnxSquareClassifier.predict_stacks` gives them: where ``data`` has strips and
+    the classifier a tower reader, a column game's tall towers' heights and tops from
+    their band strips (and a draughts piece's king odds, in a reader adapted from a
+    start frame)."""
     top_pred = np.empty(len(data), np.int64)
     height_pred = np.empty(len(data), np.int64)
     families = np.zeros(len(data), bool) if data.towers is None else data.towers
@@ -164,10 +166,8 @@ def evaluate(
         for i in range(0, len(index), batch):
             chunk = index[i : i + batch]
             part = data.subset(chunk)
-            out = reader.run(part.crops, part.views, part.strips)
-            top_pred[chunk] = out.tops.argmax(axis=1)
-            from_strips = reader.strip_heights(part.views, part.strips)
-            heights = out.heights if from_strips is None else from_strips
+            tops, heights = reader.predict_stacks(part.crops, part.views, part.strips)
+            top_pred[chunk] = tops.argmax(axis=1)
             height_pred[chunk] = heights.argmax(axis=1)
     n = len(classifier.card["classes"])
     confusion = np.zeros((n, n), np.int64)

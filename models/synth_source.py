@@ -16,7 +16,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from models.dataset import Family, SquareSet, window_px_per_square
+from models.dataset import TOWER_LIMIT, Family, SquareSet, window_px_per_square
 from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
@@ -41,8 +41,10 @@ FAMILY_VARIANTS: dict[Family, tuple[str, ...]] = {
     "draughts": DRAUGHTS_VARIANTS,
     "columns": COLUMN_VARIANTS,
 }
-TOWER_LIMIT = 8
-"""Towers drawn at most this tall (the height head's last class is 8 or more)."""
+TALL_SHARE = 0.4
+"""Of the towers drawn past :data:`TOWER_LIMIT` (``tower_limit`` above it), the share
+taller than it: most real towers stay short, but each height up to the full tower must
+be seen often enough to be counted."""
 NADIR_VARIANTS = ("international", "russian", "brazilian", "pool", "czech", "italian", "english")
 """Draughts variants only for near-nadir sets: stacked kings are what they are for."""
 NADIR_TILT_DEG = 8.0
@@ -50,21 +52,33 @@ NADIR_TILT_DEG = 8.0
 band is hidden and only its top's size, outline and shadow tell it from a man."""
 
 
-def random_stack(rng: np.random.Generator, variant: Variant) -> Stack:
+def random_stack(
+    rng: np.random.Generator, variant: Variant, tower_limit: int = TOWER_LIMIT
+) -> Stack:
+    """One stack; a column game's up to ``tower_limit`` discs tall."""
     if not variant.towers:
         return ((WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING)[int(rng.integers(4))],)
-    height = 1 if rng.random() < 0.45 else int(rng.integers(2, TOWER_LIMIT + 1))
+    if rng.random() < 0.45:
+        height = 1
+    elif tower_limit > TOWER_LIMIT and rng.random() < TALL_SHARE:
+        height = int(rng.integers(TOWER_LIMIT + 1, tower_limit + 1))
+    else:
+        height = int(rng.integers(2, min(tower_limit, TOWER_LIMIT) + 1))
     top = (WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING)[int(rng.integers(4))]
     below = tuple((WHITE_MAN, BLACK_MAN)[int(rng.integers(2))] for _ in range(height - 1))
     return (top, *below)
 
 
-def random_position(rng: np.random.Generator, variant: Variant) -> Position:
+def random_position(
+    rng: np.random.Generator, variant: Variant, tower_limit: int = TOWER_LIMIT
+) -> Position:
     """Any arrangement (legality does not matter to a camera), 35-90% of squares filled
     (a camera sees empty squares aplenty anyway)."""
     fill = rng.uniform(0.35, 0.9)
-    stacks = {
-        sq: random_stack(rng, variant) for sq in variant.geometry.squares if rng.random() < fill
+    stacks = {  # one draw to fill each square, then its stack: keeps seeds' boards
+        sq: random_stack(rng, variant, tower_limit)
+        for sq in variant.geometry.squares
+        if rng.random() < fill
     }
     return Position.from_stacks(variant, stacks, variant.first_to_move)
 
@@ -88,15 +102,17 @@ def board_crops(
     nadir: bool = False,
     family: Family = "all",
     strips: bool = False,
+    tower_limit: int = TOWER_LIMIT,
 ) -> SquareSet:
     """Render one random board of ``family``; its crops, tops, disc counts, side-band
     heights in crop pixels (:attr:`models.dataset.SquareSet.band_px`), view tangents times
     the set's man height in discs, whether it is a column game and (``strips``) band
     strips, in Square order, less the squares a hand hides. ``nadir``: a draughts board
-    with stacked kings seen from at most :data:`NADIR_TILT_DEG`."""
+    with stacked kings seen from at most :data:`NADIR_TILT_DEG`; ``tower_limit``: a
+    column game's tallest tower."""
     names = NADIR_VARIANTS if nadir else FAMILY_VARIANTS[family]
     variant = find_variant(names[int(rng.integers(len(names)))])
-    position = random_position(rng, variant)
+    position = random_position(rng, variant, tower_limit)
     style = Style.random(seed, variant, crowns=crowns, tallest=tallest)
     if nadir:
         style = replace(style, tilt_deg=float(rng.uniform(0.0, NADIR_TILT_DEG)))
@@ -122,7 +138,7 @@ def board_crops(
         name = geometry.name(sq)
         stack = parse_stack(squares[name]) if squares[name] else ()
         tops[i] = Top.of(stack[0] if stack else None)
-        heights[i] = min(disc_count(stack, variant.towers, style.king_mark), TOWER_LIMIT)
+        heights[i] = min(disc_count(stack, variant.towers, style.king_mark), tower_limit)
         keep[i] = occlusion.get(name, 0.0) < 0.3  # a hidden square carries no label
         # The top's pixel seen on the board plane (where the crop samples) vs the base's.
         base, top = location.to_board(np.array([centres[name], top_px[name]], np.float64))
@@ -145,10 +161,11 @@ def synth_set(
     nadir: bool = False,
     family: Family = "all",
     strips: bool = False,
+    tower_limit: int = TOWER_LIMIT,
 ) -> SquareSet:
     """At least ``count`` labelled crops from boards of ``family`` rendered with seeds
     from ``seed`` (``nadir``: near-nadir draughts boards only; ``strips``: band strips
-    too; :func:`board_crops`)."""
+    too; ``tower_limit``: a column game's tallest tower; :func:`board_crops`)."""
     rng = np.random.default_rng(seed)
     parts: list[SquareSet] = []
     total = 0
@@ -166,6 +183,7 @@ def synth_set(
                 nadir,
                 family,
                 strips,
+                tower_limit,
             )
             parts.append(part)
             total += len(part)

@@ -10,13 +10,20 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from models.net import HEIGHT_CLASSES, conv_layers
+from models.dataset import FULL_TOWER
+from models.net import conv_layers
+from rules.observation import Top
 from vision.band import BAND, BandWindow
+
+TOWER_CLASSES = FULL_TOWER + 1
+"""Stack heights the reader tells apart: 0 (an empty square) to the full tower."""
 
 
 class TowerNet(nn.Module):
     """Input ``(N, 3, rows, cols)`` float BGR in [-1, 1] (:func:`vision.band.band_strips`)
-    and ``views (N, 1)``; returns ``height_logits (N, 9)`` over 0..8 discs.
+    and ``views (N, 1)``; returns ``height_logits (N, 25)`` over 0..24 discs (the full
+    tower) and ``top_logits (N, 5)`` over :class:`rules.observation.Top`: a tall tower's
+    top lies past the square crop's far edge, but on the strip.
 
     The strip shows each disc of band the same number of rows tall, so the height is a
     length along the strip: the body pools the columns away three times as fast as the
@@ -45,10 +52,13 @@ class TowerNet(nn.Module):
         self.dense = nn.Sequential(
             nn.Flatten(), nn.Linear(48 * (window.rows // 4) * (window.cols // 12), 96), nn.ReLU()
         )
-        self.height_head = nn.Linear(96 + 1, HEIGHT_CLASSES)
+        self.height_head = nn.Linear(96 + 1, TOWER_CLASSES)
+        self.top_head = nn.Linear(96 + 1, len(Top))
 
-    def forward(self, strips: torch.Tensor, views: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, strips: torch.Tensor, views: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         plane = views[:, :, None, None].expand(-1, 1, strips.shape[2], strips.shape[3])
         features = self.dense(self.body(torch.cat([strips, plane], dim=1)))
-        logits: torch.Tensor = self.height_head(torch.cat([features, views], dim=1))
-        return logits
+        features = torch.cat([features, views], dim=1)
+        return self.height_head(features), self.top_head(features)

@@ -1,9 +1,12 @@
-"""The tower reader, run by onnxruntime: how many discs a column game's stack has, read
-from its band strip (:mod:`vision.band`) rather than from the square crop.
+"""The tower reader, run by onnxruntime: how many discs a column game's stack has, and
+what tops it, read from its band strip (:mod:`vision.band`) rather than from the square
+crop.
 
 The ONNX file (``square_towers.onnx``) has two inputs, ``strips (N, 3, rows, cols)``
 float32 BGR in [-1, 1] and ``views (N, 1)`` (the cells' view tangents in men's heights),
-and one output, ``height_logits (N, 9)`` over 0..8 discs. Its card names the strip
+and two outputs, ``height_logits (N, H)`` over 0..H-1 discs (to the full tower) and
+``top_logits (N, 5)`` over :class:`rules.observation.Top` (the lighter piece White, as
+the square models' trained heads). Its card names the strip
 (``band_window``, :class:`vision.band.BandWindow`) it was trained on. The main card names
 it as ``towers_model``; :class:`models.classifier.OnnxSquareClassifier` loads it beside
 the square models.
@@ -19,9 +22,19 @@ import numpy as np
 import onnxruntime as ort
 
 from models.onnx_io import ModelFileError, open_session, read_card, softmax, to_input
+from rules.observation import Top
 from vision.band import BandWindow
 
 TRAIN_HINT = "python -m models.train_towers"
+
+
+@dataclass(frozen=True)
+class TowerReading:
+    """``heights (N, H)`` probabilities over 0..H-1 discs and ``tops (N, 5)`` over
+    :class:`rules.observation.Top`, per strip."""
+
+    heights: np.ndarray
+    tops: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -46,10 +59,10 @@ class TowerReader:
             ) from exc
         return cls(open_session(path, TRAIN_HINT), path, card, window)
 
-    def heights(self, strips: np.ndarray, views: np.ndarray) -> np.ndarray:
-        """``(N, 9)`` probabilities over 0..8 discs for ``strips (N, rows, cols, 3)`` uint8
-        BGR and ``views (N,)``; each strip read as cut and mirrored left to right (both
-        are real views of the stack), the two averaged.
+    def read(self, strips: np.ndarray, views: np.ndarray) -> TowerReading:
+        """Heights and tops for ``strips (N, rows, cols, 3)`` uint8 BGR and ``views (N,)``;
+        each strip read as cut and mirrored left to right (both are real views of the
+        stack), the two averaged.
 
         :raises ValueError: strips of another size than the card's (no silent resize),
             or not one view per strip.
@@ -66,9 +79,17 @@ class TowerReader:
                 f"for {len(strips)} strips"
             )
         if len(strips) == 0:
-            return np.zeros((0, 9))
+            return TowerReading(np.zeros((0, self.height_classes)), np.zeros((0, len(Top))))
         both = np.concatenate([strips, strips[:, :, ::-1]])  # one batch, as run_mirrored
         tangents = np.tile(np.asarray(views, np.float32).reshape(-1, 1), (2, 1))
-        probs = softmax(self.session.run(None, {"strips": to_input(both), "views": tangents})[0])
-        out: np.ndarray = (probs[: len(strips)] + probs[len(strips) :]) / 2
-        return out
+        heights, tops = (
+            softmax(logits)
+            for logits in self.session.run(None, {"strips": to_input(both), "views": tangents})
+        )
+        n = len(strips)
+        return TowerReading((heights[:n] + heights[n:]) / 2, (tops[:n] + tops[n:]) / 2)
+
+    @property
+    def height_classes(self) -> int:
+        """How many heights the reader tells apart (0 to the full tower)."""
+        return int(self.session.get_outputs()[0].shape[1])

@@ -1,10 +1,12 @@
 """Train the tower reader: ``python -m models.train_towers``.
 
-Renders (or reads from cache) column-game and draughts boards (``--families``; a draughts
-king is two stacked discs) with each square's band strip (:mod:`vision.band`), trains
-:class:`models.tower_net.TowerNet` on the CPU within a time budget, exports
-``models/square_towers.onnx`` (fp32: int8 is not worth its risk at this size) with its
-card, and measures it on held-out boards against the square model's heights.
+Renders (or reads from cache) column-game boards with towers up to the full tower and
+draughts boards (``--families``; a draughts king is two stacked discs) with each square's
+band strip (:mod:`vision.band`), trains :class:`models.tower_net.TowerNet` (heights and
+tops) on the CPU within a time budget, exports ``models/square_towers.onnx`` (fp32: int8
+is not worth its risk at this size) with its card, and measures it on held-out boards
+against the square model's heights, and on the towers past eight
+(:mod:`models.tall_towers`).
 ``--attach`` names the file in the card of the main model beside it (``towers_model``).
 """
 
@@ -25,11 +27,20 @@ from torch import nn
 
 from models.augment import augment_batch, augment_strip
 from models.classifier import DEFAULT_MODEL, MODEL_DIR, OnnxSquareClassifier, card_path
-from models.dataset import DEFAULT_CACHE, FAMILIES, Family, SquareSet, cached_set, top_limit_px
+from models.dataset import (
+    DEFAULT_CACHE,
+    FAMILIES,
+    FULL_TOWER,
+    TOWER_LIMIT,
+    Family,
+    SquareSet,
+    cached_set,
+    top_limit_px,
+)
 from models.export import OPSET, evaluate, median_ms
-from models.net import HEIGHT_CLASSES
 from models.onnx_io import to_input
-from models.tower_net import TowerNet
+from models.tall_towers import tall_tower_figures
+from models.tower_net import TOWER_CLASSES, TowerNet
 from models.towers import TowerReader
 from models.train import lr_schedule
 from vision.band import BAND
@@ -52,6 +63,8 @@ class TowerConfig:
     learning_rate: float = 2e-3
     tower_weight: float = 2.0
     """Loss weight of stacks of two discs or more against empty squares and single men."""
+    top_weight: float = 0.5
+    """Loss weight of the top head against the height head's (whose count is the job)."""
     threads: int = 2
     out: Path = DEFAULT_TOWERS
     cache: Path = DEFAULT_CACHE
@@ -69,9 +82,11 @@ class TowerConfig:
 
 
 def family_boards(family: Family, count: int, seed: int, cache: Path) -> SquareSet:
-    """One family's squares with their band strips (crops as the square models see them)."""
+    """One family's squares with their band strips (crops as the square models see them),
+    column games' towers up to the full tower."""
+    tower_limit = FULL_TOWER if family == "columns" else TOWER_LIMIT
     return cached_set("synth", count, seed=seed, size=48, cache=cache, family=family,
-                      strips=True)  # fmt: skip
+                      strips=True, tower_limit=tower_limit)  # fmt: skip
 
 
 def train_net(config: TowerConfig, data: SquareSet) -> tuple[TowerNet, dict[str, float]]:
@@ -82,9 +97,10 @@ def train_net(config: TowerConfig, data: SquareSet) -> tuple[TowerNet, dict[str,
     rng = np.random.default_rng(config.seed + 1)
     net = TowerNet()
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
-    weights = torch.ones(HEIGHT_CLASSES)
+    weights = torch.ones(TOWER_CLASSES)
     weights[2:] = config.tower_weight
-    loss_fn = nn.CrossEntropyLoss(weight=weights)
+    height_loss = nn.CrossEntropyLoss(weight=weights)
+    top_loss = nn.CrossEntropyLoss()
     budget_s = config.minutes * 60
     start = time.monotonic()
     step, loss_value = 0, float("nan")
@@ -94,8 +110,10 @@ def train_net(config: TowerConfig, data: SquareSet) -> tuple[TowerNet, dict[str,
         index = rng.integers(0, len(data), config.batch)
         strips = torch.from_numpy(to_input(augment_batch(rng, data.strips[index], augment_strip)))
         views = torch.from_numpy(data.views[index].astype(np.float32))[:, None]
-        heights = torch.from_numpy(np.minimum(data.heights[index], HEIGHT_CLASSES - 1))
-        loss = loss_fn(net(strips, views), heights)
+        heights = torch.from_numpy(np.minimum(data.heights[index], TOWER_CLASSES - 1))
+        tops = torch.from_numpy(data.tops[index])
+        height_logits, top_logits = net(strips, views)
+        loss = height_loss(height_logits, heights) + config.top_weight * top_loss(top_logits, tops)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -108,9 +126,10 @@ def train_net(config: TowerConfig, data: SquareSet) -> tuple[TowerNet, dict[str,
 
 
 def export_onnx(net: TowerNet, path: Path) -> None:
-    """``strips (N, 3, rows, cols)`` and ``views (N, 1)`` in, ``height_logits`` out."""
+    """``strips (N, 3, rows, cols)`` and ``views (N, 1)`` in, ``height_logits`` and
+    ``top_logits`` out."""
     dummy = (torch.zeros(1, 3, BAND.rows, BAND.cols), torch.zeros(1, 1))
-    names = ["strips", "views", "height_logits"]
+    names = ["strips", "views", "height_logits", "top_logits"]
     torch.onnx.export(net, dummy, str(path), input_names=names[:2], output_names=names[2:],
                       dynamic_axes={n: {0: "n"} for n in names}, opset_version=OPSET,
                       dynamo=False)  # fmt: skip
@@ -150,7 +169,10 @@ def run(config: TowerConfig) -> dict[str, object]:
         "model": config.out.name,
         "input": "strips (N, 3, rows, cols) float32 BGR from vision.band.band_strips, "
         "x / 127.5 - 1; views (N, 1) float32, view tangents in men's heights",
-        "outputs": ["height_logits (N, 9): 0..8 discs, 8 meaning eight or more"],
+        "outputs": [
+            f"height_logits (N, {TOWER_CLASSES}): 0..{TOWER_CLASSES - 1} discs",
+            "top_logits (N, 5): the stack's top, as the square models' classes",
+        ],
         "band_window": BAND.as_dict(),
         "parameters": sum(p.numel() for p in net.parameters()),
     }
@@ -183,6 +205,7 @@ def run(config: TowerConfig) -> dict[str, object]:
                 "threads": config.threads,
                 "learning_rate": config.learning_rate,
                 "tower_weight": config.tower_weight,
+                "top_weight": config.top_weight,
             },
             "metrics": {
                 "held_out_with_tower_reader": tower_figures(
@@ -191,10 +214,20 @@ def run(config: TowerConfig) -> dict[str, object]:
                 "held_out_square_model_alone": tower_figures(
                     replace(square, tower_reader=None), test, config.families
                 ),
+                **(
+                    {
+                        "held_out_tall_towers": tall_tower_figures(
+                            replace(square, tower_reader=reader),
+                            test.subset(np.flatnonzero(test.towers)),
+                        )
+                    }
+                    if "columns" in config.families and test.towers is not None
+                    else {}
+                ),
             },
             "size_bytes": config.out.stat().st_size,
             "speed": {
-                "ms_32_strips_one_thread": median_ms(lambda: reader.heights(strips, views)),
+                "ms_32_strips_one_thread": median_ms(lambda: reader.read(strips, views)),
                 "load_seconds": load_s,
                 "machine": platform.processor() or platform.machine(),
             },
@@ -220,6 +253,7 @@ def parse_args(argv: list[str] | None = None) -> TowerConfig:
     parser.add_argument("--minutes", type=float, default=defaults.minutes)
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     parser.add_argument("--tower-weight", type=float, default=defaults.tower_weight)
+    parser.add_argument("--top-weight", type=float, default=defaults.top_weight)
     parser.add_argument("--threads", type=int, default=defaults.threads)
     parser.add_argument("--out", type=Path, default=defaults.out)
     parser.add_argument("--cache", type=Path, default=defaults.cache)
@@ -236,8 +270,8 @@ def parse_args(argv: list[str] | None = None) -> TowerConfig:
     return TowerConfig(
         train_count=ns.train_count, train_parts=ns.train_parts, test_count=ns.test_count,
         seed=ns.seed, minutes=ns.minutes, learning_rate=ns.learning_rate,
-        tower_weight=ns.tower_weight, threads=ns.threads, out=ns.out, cache=ns.cache,
-        attach=ns.attach, families=tuple(dict.fromkeys(ns.families)),
+        tower_weight=ns.tower_weight, top_weight=ns.top_weight, threads=ns.threads,
+        out=ns.out, cache=ns.cache, attach=ns.attach, families=tuple(dict.fromkeys(ns.families)),
     )  # fmt: skip
 
 

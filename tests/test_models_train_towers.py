@@ -38,6 +38,7 @@ def test_column_sets_with_strips_are_cached_apart_and_keep_the_same_boards(
 def test_train_towers_exports_a_reader_that_the_main_card_can_name(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("synth.render")
+    from models.tower_net import TOWER_CLASSES
     from models.train_towers import main
 
     shipped = OnnxSquareClassifier.load()
@@ -73,5 +74,10 @@ def test_train_towers_exports_a_reader_that_the_main_card_can_name(tmp_path: Pat
     probs = attached.for_variant(towers=True).height_probs(
         np.zeros((3, 48, 48, 3), np.uint8), np.full(3, 0.5), strips
     )
-    assert probs.shape == (3, 9)
+    assert probs.shape == (3, TOWER_CLASSES)  # to the full tower
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    tall = card["metrics"]["held_out_tall_towers"]
+    assert tall["squares"] == with_reader["columns"]["squares"]
+    for low, high in ((2, 8), (9, 24)):
+        assert 0.0 <= tall[f"heights_{low}_to_{high}"]["read_exact_pct"] <= 100.0
+    assert 0 <= tall["tops_past_crop"]["read_errors"] <= tall["tops_past_crop"]["pieces"]

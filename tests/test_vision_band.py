@@ -87,3 +87,16 @@ def test_views_must_be_one_per_square() -> None:
             views=np.full(5, 0.5),
             camera=camera,
         )
+
+
+def test_the_strips_of_some_cells_are_those_cells_strips_of_all() -> None:
+    camera = _camera()
+    location = _location(camera)
+    geometry = find_variant("bashni").geometry
+    frame = np.random.default_rng(0).integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    every = band_strips(frame, location, geometry, camera=camera)
+    cells = np.array([20, 3, 31])
+
+    some = band_strips(frame, location, geometry, camera=camera, cells=cells)
+
+    np.testing.assert_array_equal(some, every[cells])

@@ -45,9 +45,9 @@ class BandWindow:
     (0.19 tall, and perspective lengthens it: 0.205 measured on renders).
     """
 
-    rows: int = 120
-    cols: int = 36
-    rows_per_disc: float = 5.0
+    rows: int = 200
+    cols: int = 24
+    rows_per_disc: float = 4.0
     disc_height: float = 0.205
     min_view: float = 0.35
     near: float = 0.65
@@ -79,8 +79,10 @@ def band_strips(
     turns: int = 0,
     camera: CameraModel | None = None,
     window: BandWindow = BAND,
+    cells: npt.ArrayLike | None = None,
 ) -> npt.NDArray[np.uint8]:
-    """One strip per playable square, in Square order: ``(S, rows, cols, 3)`` uint8.
+    """One strip per playable square, in Square order: ``(S, rows, cols, 3)`` uint8;
+    with ``cells`` (indices into the Square order), only theirs, in that order.
 
     ``views`` (S,): the cells' view tangents in units of the set's man height (what the
     square classifier reads); by default the bare tangents of ``camera`` (else of the
@@ -97,6 +99,9 @@ def band_strips(
     centres = white_view_to_board(square_centres(geometry), turns=turns, size=location.size)
     if view.shape != (len(centres),):
         raise ValueError(f"{view.size} view tangents for {len(centres)} squares")
+    if cells is not None:
+        chosen = np.asarray(cells, np.int64)
+        centres, view = centres[chosen], view[chosen]
     out_dir = centres - camera_centre(camera)[:2]
     out_dir /= np.linalg.norm(out_dir, axis=1, keepdims=True) + 1e-9
     across = np.stack([-out_dir[:, 1], out_dir[:, 0]], axis=1)

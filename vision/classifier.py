@@ -47,6 +47,17 @@ class StackClassifier(SquareClassifier, Protocol):
         probabilities over 0 to H - 1 discs (the last: that many or more)."""
         ...
 
+    def with_strips(
+        self,
+        tops: npt.NDArray[np.float64],
+        heights: npt.NDArray[np.float64],
+        views: npt.NDArray[np.float64],
+        strips: npt.NDArray[np.uint8],
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Some squares' :meth:`predict_stacks` reading without strips, read again with
+        their band strips added (as given where the classifier reads none)."""
+        ...
+
 
 HEIGHT_SIGMA_FLOOR = 1.0
 """The least uncertainty, in discs, a height reading is given. The models count the discs
@@ -55,11 +66,28 @@ they are; at one disc a miss costs the recorder half a nat a frame, a tenth of w
 misread top can, so heights tell apart moves whose tops look the same (column digest
 §5.5) and never outvote the tops."""
 
+HEIGHT_SIGMA_SHARE = 0.1
+"""And the least uncertainty as a share of the count: a tall tower's band is measured
+against the cell's view tangent, which the frame gives to a few percent (a tenth on some
+cells), so its count is off by that share, whichever way. On held-out renders of towers
+up to the full tower the tower reader's counts of 9-24 discs miss by 1.3-2.1 discs (root
+mean square) where its own spread says 0.8-1.0; with this floor 1-5% lie more than two
+sigmas out (docs/models.md, "Towers to the full height")."""
+
 OPEN_TOP_LIMIT = 0.05
 """A square whose last height class (that many discs or more: eight for the shipped
-models) holds more than this share gets no height reading: its count is only a lower
-bound, and bashni towers grow past eight (the Code's sample game reaches eight; in 87 of
-200 random bashni games of 120 plies one passes it, in 32 of 200 lasca games)."""
+square models' crops, the full tower of 24 for the tower reader's strips) holds more than
+this share gets no height reading: its count may be only a lower bound, and bashni
+towers grow past eight (the Code's sample game reaches eight; in 87 of 200 random
+bashni games of 120 plies one passes it, in 32 of 200 lasca games)."""
+
+
+TOWER_SHARE = 0.2
+"""A square whose crop reading gives two discs or more at least this share is read
+again from its band strip, where the heights are asked and the classifier reads strips
+but not every square's was cut: the tower reader counts to the full tower, the crops to
+eight and one tower in seven wrong (docs/models.md), and a column game's frame holds a
+few towers, so their strips cost a fraction of every square's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +104,8 @@ class SquareReads:
 
     def height_estimates(self) -> list[tuple[float, float] | None]:
         """Per square, the expected disc count and its standard deviation (at least
-        :data:`HEIGHT_SIGMA_FLOOR`), or None where no heights were read, where the side
+        :data:`HEIGHT_SIGMA_FLOOR`, and :data:`HEIGHT_SIGMA_SHARE` of the count), or None
+        where no heights were read, where the side
         of the stack is hidden (straight down, every stack looks one disc tall) or where
         the stack may be taller than the classifier counts (:data:`OPEN_TOP_LIMIT`)."""
         if self.heights is None:
@@ -85,9 +114,10 @@ class SquareReads:
         mean = self.heights @ levels
         sigma = np.sqrt(np.maximum(self.heights @ levels**2 - mean**2, 0.0))
         counted = self.band_shows & (self.heights[:, -1] <= OPEN_TOP_LIMIT)
+        floor = np.maximum(HEIGHT_SIGMA_FLOOR, HEIGHT_SIGMA_SHARE * mean)
         return [
-            (float(m), max(float(s), HEIGHT_SIGMA_FLOOR)) if known else None
-            for m, s, known in zip(mean, sigma, counted, strict=True)
+            (float(m), float(max(s, f))) if known else None
+            for m, s, f, known in zip(mean, sigma, floor, counted, strict=True)
         ]
 
 
@@ -107,11 +137,12 @@ def classifier_strips(
     *,
     turns: int = 0,
     camera: CameraModel | None = None,
+    cells: npt.NDArray[np.int64] | None = None,
 ) -> npt.NDArray[np.uint8] | None:
     """The band strips a classifier reads beside its crops, or None for one that reads
     none: its ``band_window`` attribute (the ONNX model's tower reader's) says which
     strip; ``views`` are taken in the set's men's heights (:func:`men_views`), as it was
-    trained to read them."""
+    trained to read them. ``cells``: only these squares' (indices in Square order)."""
     window = getattr(classifier, "band_window", None)
     if not isinstance(window, BandWindow):
         return None
@@ -123,6 +154,7 @@ def classifier_strips(
         turns=turns,
         camera=camera,
         window=window,
+        cells=cells,
     )
 
 
@@ -150,7 +182,9 @@ def read_squares(
     """Every playable square of one frame, read as ``classifier`` reads: crops of its
     window with the cells' view tangents, and, with ``band``, its band strips where it
     reads them (:func:`classifier_strips`); with ``heights``, each stack's disc count too,
-    where the classifier counts (a :class:`StackClassifier`)."""
+    where the classifier counts (a :class:`StackClassifier`). Without ``band``, a
+    classifier with strips still reads those of the towers its crops see
+    (:data:`TOWER_SHARE`) when heights are asked: they count to the full tower."""
     crops, views = crops_and_views(
         image,
         location,
@@ -169,5 +203,27 @@ def read_squares(
     band_shows = men_views(classifier, views) >= BAND.min_view
     if heights and isinstance(classifier, StackClassifier):
         tops, counts = classifier.predict_stacks(crops, views, strips)
+        towers = np.flatnonzero(counts[:, 2:].sum(axis=1) >= TOWER_SHARE)
+        if strips is None and towers.size:
+            tower_strips = classifier_strips(
+                classifier, image, location, geometry, views, turns=turns, camera=camera,
+                cells=towers,
+            )  # fmt: skip
+            if tower_strips is not None:
+                tower_tops, tower_counts = classifier.with_strips(
+                    tops[towers], counts[towers], views[towers], tower_strips
+                )
+                tops = tops.copy()
+                tops[towers] = tower_tops
+                counts = widened_heights(counts, tower_counts.shape[1])
+                counts[towers] = widened_heights(tower_counts, counts.shape[1])
         return SquareReads(tops, counts, band_shows)
     return SquareReads(classifier.predict(crops, views, strips), None, band_shows)
+
+
+def widened_heights(probs: npt.NDArray[np.float64], width: int) -> npt.NDArray[np.float64]:
+    """Height probabilities over 0 to ``width`` - 1 discs (at least as many as given),
+    none on the heights added: the crops' counts beside the tower reader's."""
+    out = np.zeros((len(probs), max(width, probs.shape[1])))
+    out[:, : probs.shape[1]] = probs
+    return out

@@ -41,9 +41,11 @@ class ObserverConfig:
     crop_px: int = CROP_PX
     stack_height: float = 0.0
     band_strips: bool = False
-    """Read the classifier's band strips too, where it reads them: a draughts set's kings'
-    second disc (docs/models.md, "Draughts kings from the band strip"), a column game's
-    heights from the tower reader rather than the crops. Off: on the demo video they made
+    """Read every square's band strip too, where the classifier reads them: a draughts
+    set's kings' second disc (docs/models.md, "Draughts kings from the band strip"), a
+    column game's heights from the tower reader for every square. Off, a column game
+    still reads the strips of the towers its crops see (:data:`vision.classifier.
+    TOWER_SHARE`), which count to the full tower. Off: on the demo video they made
     a frame 36 ms of CPU against 20 (median) and the hand-to-board p95 312 ms against 294
     (target 300), for 7 fewer errors in 4,338 adapted render squares."""
     tracker: TrackerSettings = field(default_factory=TrackerSettings)
