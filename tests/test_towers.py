@@ -355,10 +355,10 @@ def test_heights_read_live_tell_apart_captures_that_look_the_same_from_above(
     # A bashni board, the model adapted on the set's start position as the live path
     # adapts it: the observer hands the recorder each stack's height where its side
     # shows (from the crops, or from the band strips when configured), and the recorder
-    # records the capture that was played. Without heights it does not: at 30 degrees it
-    # records the other capture and asks the arbiter; at 20, where the top of the
-    # six-disc tower on f8 reads empty about as often as not, it has recorded nothing
-    # two seconds after the move.
+    # records the capture that was played. Without heights it does not record it
+    # unasked: the two captures leave the same tops. (The six-disc tower on f8 at 20
+    # degrees, whose top the crops read as empty about as often as not, is read from its
+    # strip: its top lies past the crop.)
     render = pytest.importorskip("synth.render")
     from synth.scene import Style
 

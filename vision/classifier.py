@@ -84,10 +84,12 @@ bashni games of 120 plies one passes it, in 32 of 200 lasca games)."""
 
 TOWER_SHARE = 0.2
 """A square whose crop reading gives two discs or more at least this share is read
-again from its band strip, where the heights are asked and the classifier reads strips
-but not every square's was cut: the tower reader counts to the full tower, the crops to
-eight and one tower in seven wrong (docs/models.md), and a column game's frame holds a
-few towers, so their strips cost a fraction of every square's."""
+again with its band strip (:meth:`StackClassifier.with_strips`), where the heights are
+asked and the classifier reads strips but not every square's was cut: the tower reader
+counts to the full tower where the crops stop at eight, reads a tall tower's top past
+the crop, and with the crops misses fewer short towers than either (docs/models.md,
+"Towers to the full height"); a column game's frame holds a few towers, so their strips
+cost a fraction of every square's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +107,9 @@ class SquareReads:
     def height_estimates(self) -> list[tuple[float, float] | None]:
         """Per square, the expected disc count and its standard deviation (at least
         :data:`HEIGHT_SIGMA_FLOOR`, and :data:`HEIGHT_SIGMA_SHARE` of the count), or None
-        where no heights were read, where the side
-        of the stack is hidden (straight down, every stack looks one disc tall) or where
-        the stack may be taller than the classifier counts (:data:`OPEN_TOP_LIMIT`)."""
+        where no heights were read, where the side of the stack is hidden (straight
+        down, every stack looks one disc tall) or where the stack may be taller than the
+        classifier counts (:data:`OPEN_TOP_LIMIT`)."""
         if self.heights is None:
             return [None] * len(self.tops)
         levels = np.arange(self.heights.shape[1], dtype=np.float64)
@@ -201,24 +203,37 @@ def read_squares(
         else None
     )
     band_shows = men_views(classifier, views) >= BAND.min_view
-    if heights and isinstance(classifier, StackClassifier):
-        tops, counts = classifier.predict_stacks(crops, views, strips)
-        towers = np.flatnonzero(counts[:, 2:].sum(axis=1) >= TOWER_SHARE)
-        if strips is None and towers.size:
-            tower_strips = classifier_strips(
-                classifier, image, location, geometry, views, turns=turns, camera=camera,
-                cells=towers,
-            )  # fmt: skip
-            if tower_strips is not None:
-                tower_tops, tower_counts = classifier.with_strips(
-                    tops[towers], counts[towers], views[towers], tower_strips
-                )
-                tops = tops.copy()
-                tops[towers] = tower_tops
-                counts = widened_heights(counts, tower_counts.shape[1])
-                counts[towers] = widened_heights(tower_counts, counts.shape[1])
-        return SquareReads(tops, counts, band_shows)
-    return SquareReads(classifier.predict(crops, views, strips), None, band_shows)
+    if not heights or not isinstance(classifier, StackClassifier):
+        return SquareReads(classifier.predict(crops, views, strips), None, band_shows)
+    tops, counts = classifier.predict_stacks(crops, views, strips)
+    towers = np.flatnonzero(counts[:, 2:].sum(axis=1) >= TOWER_SHARE)
+    if strips is None and towers.size:
+        tower_strips = classifier_strips(
+            classifier, image, location, geometry, views, turns=turns, camera=camera,
+            cells=towers,
+        )  # fmt: skip
+        if tower_strips is not None:
+            tops, counts = _towers_restacked(classifier, tops, counts, views, towers, tower_strips)
+    return SquareReads(tops, counts, band_shows)
+
+
+def _towers_restacked(
+    classifier: StackClassifier,
+    tops: npt.NDArray[np.float64],
+    counts: npt.NDArray[np.float64],
+    views: npt.NDArray[np.float64],
+    towers: npt.NDArray[np.int64],
+    strips: npt.NDArray[np.uint8],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Every square's reading, the ``towers``' read again with their ``strips``."""
+    tower_tops, tower_counts = classifier.with_strips(
+        tops[towers], counts[towers], views[towers], strips
+    )
+    tops = tops.copy()
+    tops[towers] = tower_tops
+    counts = widened_heights(counts, tower_counts.shape[1])
+    counts[towers] = widened_heights(tower_counts, counts.shape[1])
+    return tops, counts
 
 
 def widened_heights(probs: npt.NDArray[np.float64], width: int) -> npt.NDArray[np.float64]:
