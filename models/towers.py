@@ -26,6 +26,7 @@ from rules.observation import Top
 from vision.band import BandWindow
 
 TRAIN_HINT = "python -m models.train_towers"
+OUTPUTS = ("height_logits", "top_logits")
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,8 @@ class TowerReader:
 
     @classmethod
     def load(cls, path: Path) -> TowerReader:
-        """:raises ModelFileError: the file or its card is missing or unreadable."""
+        """:raises ModelFileError: the file or its card is missing or unreadable, or the
+        file has other outputs than :data:`OUTPUTS`."""
         card = read_card(path, TRAIN_HINT)
         try:
             window = BandWindow(**card["band_window"])
@@ -57,7 +59,14 @@ class TowerReader:
                 f"model card of {str(path)!r} names no band_window ({exc}); "
                 f"rebuild it with {TRAIN_HINT}"
             ) from exc
-        return cls(open_session(path, TRAIN_HINT), path, card, window)
+        session = open_session(path, TRAIN_HINT)
+        outputs = [o.name for o in session.get_outputs()]
+        if outputs != list(OUTPUTS):
+            raise ModelFileError(
+                f"tower reader {str(path)!r} has outputs {outputs}, expected {list(OUTPUTS)} "
+                f"(a reader from before it read tops); rebuild it with {TRAIN_HINT}"
+            )
+        return cls(session, path, card, window)
 
     def read(self, strips: np.ndarray, views: np.ndarray) -> TowerReading:
         """Heights and tops for ``strips (N, rows, cols, 3)`` uint8 BGR and ``views (N,)``;

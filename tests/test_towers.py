@@ -189,6 +189,25 @@ def test_missing_or_broken_tower_files_name_the_file_and_the_command(tmp_path: P
         TowerReader.load(unscaled)
 
 
+def test_a_reader_without_the_top_output_is_refused_with_its_name(tmp_path: Path) -> None:
+    # A reader file from before it read tops (its one output the heights): a clear
+    # error at load, not a failed unpacking on the first frame.
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["views"], ["height_logits"])],
+        "heights_only",
+        [helper.make_tensor_value_info("views", TensorProto.FLOAT, [None, 1])],
+        [helper.make_tensor_value_info("height_logits", TensorProto.FLOAT, [None, 1])],
+    )
+    old = tmp_path / "old_towers.onnx"
+    onnx.save(helper.make_model(graph), str(old))
+    shutil.copy(card_path(TOWERS), card_path(old))
+    with pytest.raises(ModelFileError, match=r"old_towers\.onnx.*top_logits.*train_towers"):
+        TowerReader.load(old)
+
+
 def test_a_main_card_naming_a_missing_tower_reader_says_which_file(tmp_path: Path) -> None:
     for source in (DEFAULT_MODEL, card_path(DEFAULT_MODEL)):
         shutil.copy(source, tmp_path / source.name)
