@@ -35,7 +35,7 @@ from rules.geometry import BoardGeometry
 from rules.observation import Top
 from vision.band import BandWindow, band_strips
 from vision.camera import crops_and_views
-from vision.classifier import OPEN_TOP_LIMIT, widened_heights
+from vision.classifier import OPEN_TOP_LIMIT, height_moments, widened_heights
 from vision.locate import BoardLocation, Image
 from vision.rectify import CELL, CameraModel, CropWindow
 
@@ -411,8 +411,12 @@ class OnnxSquareClassifier:
         """(N,) bool: stacks whose top, ``heights`` tall, the camera sees displaced past
         the crop's far edge (:data:`TOP_IN_CROP`), so that only the strip shows it."""
         assert self.tower_reader is not None  # heights came from it
-        levels = np.arange(heights.shape[1], dtype=np.float64)
-        shift = (heights @ levels) * self.tower_reader.window.disc_height * views * self.view_scale
+        shift = (
+            height_moments(heights)[0]
+            * self.tower_reader.window.disc_height
+            * views
+            * self.view_scale
+        )
         past: np.ndarray = shift > self.window.top + 0.5 - TOP_IN_CROP
         return past
 
@@ -471,11 +475,7 @@ class OnnxSquareClassifier:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Expected disc count and its standard deviation per square, ``(N,)`` each
         (:meth:`height_probs`)."""
-        probs = self.height_probs(crops, views, strips)
-        levels = np.arange(probs.shape[1], dtype=np.float64)
-        mean = probs @ levels
-        sigma = np.sqrt(np.maximum(probs @ levels**2 - mean**2, 0.0))
-        return mean, sigma
+        return height_moments(self.height_probs(crops, views, strips))
 
     def adapted(
         self,

@@ -112,9 +112,7 @@ class SquareReads:
         classifier counts (:data:`OPEN_TOP_LIMIT`)."""
         if self.heights is None:
             return [None] * len(self.tops)
-        levels = np.arange(self.heights.shape[1], dtype=np.float64)
-        mean = self.heights @ levels
-        sigma = np.sqrt(np.maximum(self.heights @ levels**2 - mean**2, 0.0))
+        mean, sigma = height_moments(self.heights)
         counted = self.band_shows & (self.heights[:, -1] <= OPEN_TOP_LIMIT)
         floor = np.maximum(HEIGHT_SIGMA_FLOOR, HEIGHT_SIGMA_SHARE * mean)
         return [
@@ -206,8 +204,10 @@ def read_squares(
     if not heights or not isinstance(classifier, StackClassifier):
         return SquareReads(classifier.predict(crops, views, strips), None, band_shows)
     tops, counts = classifier.predict_stacks(crops, views, strips)
+    if strips is not None:  # every square's strip was read already
+        return SquareReads(tops, counts, band_shows)
     towers = np.flatnonzero(counts[:, 2:].sum(axis=1) >= TOWER_SHARE)
-    if strips is None and towers.size:
+    if towers.size:
         tower_strips = classifier_strips(
             classifier, image, location, geometry, views, turns=turns, camera=camera,
             cells=towers,
@@ -234,6 +234,16 @@ def _towers_restacked(
     counts = widened_heights(counts, tower_counts.shape[1])
     counts[towers] = widened_heights(tower_counts, counts.shape[1])
     return tops, counts
+
+
+def height_moments(
+    probs: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Expected disc count and its standard deviation per row of ``probs`` ``(S, H)``,
+    probabilities over 0 to H - 1 discs."""
+    levels = np.arange(probs.shape[1], dtype=np.float64)
+    mean = probs @ levels
+    return mean, np.sqrt(np.maximum(probs @ levels**2 - mean**2, 0.0))
 
 
 def widened_heights(probs: npt.NDArray[np.float64], width: int) -> npt.NDArray[np.float64]:
