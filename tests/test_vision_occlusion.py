@@ -107,3 +107,34 @@ def test_a_hand_over_the_light_square_a_tower_leaned_on_still_holds_the_board() 
     covered[64:80, 66:80] = (112, 150, 210)  # a hand's fingers, still, over (4, 4)
     readings = [gate.update(covered) for _ in range(12)]
     assert all(g.cells[4, 4] > 0.3 for g in readings)
+
+
+def _man_with_shadow(shadow: tuple[int, int, int]) -> np.ndarray:
+    """A cream man put down on (4, 1), and ``shadow`` over the light square (3, 1) beyond
+    it, as a low lamp casts it: cut off from the man by the blind line along the
+    squares' edge (rows 63-65 unchanged)."""
+    board = _board()
+    cv2.ellipse(board, (24, 57), (6, 5), 0, 0, 360, shadow, -1)
+    cv2.circle(board, (24, 72), 6, MAN, -1)
+    return board
+
+
+def test_a_mans_shadow_on_the_light_square_beyond_it_settles_into_the_stable_board() -> None:
+    """bashni generated#1 in the e2e run: the shadow, a uniform darkening of the light
+    square, is the man's, not a hand on a light square; the old gate kept the stable image
+    for the rest of the game, the cream man hidden."""
+    gate = OcclusionGate(8)
+    _settled(gate, _board())
+    shade = (round(0.45 * LIGHT[0]), round(0.45 * LIGHT[1]), round(0.45 * LIGHT[2]))
+    readings = [gate.update(_man_with_shadow(shade)) for _ in range(9)]
+    assert readings[0].cells[4, 1] > 0.3  # skin-coloured and new: hidden at first
+    assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
+
+
+def test_a_skin_coloured_patch_beside_a_new_man_still_holds_the_board() -> None:
+    """Only a shadow is let off: fingers resting on the light square beside the man
+    darken it unevenly (skin is redder than pale wood) and keep the man hidden."""
+    gate = OcclusionGate(8)
+    _settled(gate, _board())
+    readings = [gate.update(_man_with_shadow((112, 150, 210))) for _ in range(12)]
+    assert all(g.cells[4, 1] > 0.3 for g in readings)
