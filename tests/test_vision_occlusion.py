@@ -138,3 +138,26 @@ def test_a_skin_coloured_patch_beside_a_new_man_still_holds_the_board() -> None:
     _settled(gate, _board())
     readings = [gate.update(_man_with_shadow((112, 150, 210))) for _ in range(12)]
     assert all(g.cells[4, 1] > 0.3 for g in readings)
+
+
+def test_a_tall_tower_on_an_edge_square_settles_though_it_lies_along_the_edge() -> None:
+    """bashni generated#2 in the e2e run: a tower of ten on a3, its side and shadow
+    touching the board's edge over 18 px, more than the cell an arm may touch; the old
+    gate took it for an arm and held the stable image for the rest of the game."""
+    board = _board()
+    cv2.ellipse(board, (6, 78), (7, 13), 0, 0, 360, SIDE, -1)
+    cv2.circle(board, (8, 70), 7, MAN, -1)
+    gate = OcclusionGate(8)
+    _settled(gate, _board())
+    readings = [gate.update(board) for _ in range(9)]
+    assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
+
+
+def test_an_arm_across_the_edge_beside_a_piece_is_still_a_hand() -> None:
+    """What crosses the edge over two cells is an arm, however still and small."""
+    board = _board()
+    board[60:96, 0:12] = (112, 150, 210)  # a forearm, skin, resting in from the left
+    gate = OcclusionGate(8)
+    _settled(gate, _board())
+    readings = [gate.update(board) for _ in range(12)]
+    assert all(g.cells[4, 0] > 0.3 and g.occlusion > 0.0 for g in readings)

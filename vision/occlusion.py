@@ -52,8 +52,10 @@ class OcclusionSettings:
     cream man, skin-coloured to the gate, is hidden only until then, and the recorder's
     own 4 frames start a frame after the hand has gone rather than three. Once the board
     has been still for ``piece_frames``, a change that covers the middle of a playable
-    square, is at most ``piece_cells`` cells and does not cross the edge is a piece with
-    its lean and shadow (a tall tower, a tilted camera, pale wood): it neither counts as
+    square, is at most ``piece_cells`` cells and touches the edge over at most
+    ``piece_edge_cells`` is a piece with its lean and shadow (a tall tower, a tilted
+    camera, pale wood; a tall tower on an edge square leans and casts its shadow along
+    the edge, over more than the cell an arm is allowed): it neither counts as
     a hand nor trips the light-square check. Not at once: a hand over the board pausing
     for a frame, its arm out of the picture, looks the same. Nor does a light square
     that looks bare again (within ``change`` of the light squares' median) where the
@@ -69,6 +71,7 @@ class OcclusionSettings:
     stale_frames: int = 90
     light_change: float = 0.1
     piece_cells: float = 3.0
+    piece_edge_cells: float = 1.5
     piece_frames: int = 5
 
 
@@ -169,8 +172,9 @@ class OcclusionGate:
         than a cell of the board's edge."""
         if not mask.any():
             return mask
-        grid, area, across = self._regions(mask)
+        grid, area, contact = self._regions(mask)
         limit = self.settings.hand_cells * self.settings.cell_px**2
+        across = contact > self.settings.cell_px
         hand = (area > limit) | (across & (area > limit / 4))
         hand[0] = False  # the background label
         return np.asarray(hand[grid], np.bool_)
@@ -188,21 +192,23 @@ class OcclusionGate:
     def _pieces(self, changed: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
         """The connected parts of ``changed`` that are a piece put down or taken away:
         covering at least half the middle of a playable square (where a man stands), no
-        larger than ``piece_cells`` cells and not crossing the board's edge. With its
+        larger than ``piece_cells`` cells and touching the board's edge over at most
+        ``piece_edge_cells``. With its
         shadow or its top leaning into the next squares a tall tower (bashni, lasca) is
         two cells or more, and reaches into the middle of a light square; a hand on the
         board is larger or comes in across the edge, and a skin-coloured one on a board
         of its colour changes only in bits, square by square (see :meth:`_light_changed`)."""
         if not changed.any():
             return changed
-        grid, area, across = self._regions(changed)
+        grid, area, contact = self._regions(changed)
         n, px = self.size, self.settings.cell_px
         inner = self._middles(grid)
         per_cell = inner.transpose(0, 2, 1, 3).reshape(n * n, -1)[~self._light_cells().ravel()]
         labels = len(area)
         counts = np.stack([np.bincount(cell, minlength=labels) for cell in per_cell])
         covers = counts.max(axis=0) >= per_cell.shape[1] / 2
-        piece = covers & (area <= self.settings.piece_cells * px**2) & ~across
+        within = contact <= self.settings.piece_edge_cells * px
+        piece = covers & (area <= self.settings.piece_cells * px**2) & within
         piece[0] = False  # the background label
         return np.asarray(piece[grid], np.bool_)
 
@@ -244,14 +250,14 @@ class OcclusionGate:
 
     def _regions(
         self, mask: npt.NDArray[np.bool_]
-    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
-        """The connected regions of ``mask``: their labels, each label's area, and whether it
-        crosses the board's edge. An arm crosses the edge over more than a cell; a man on an
-        edge square touches it over less. Measured where the region meets the edge, not by
-        its extent along it: a man emptied from or put on an edge square, with its shadow or
-        its top leaning out, spans more than a cell along the edge (pale wood, a tilted
-        camera) while touching it over half of one. The outermost two pixels, because they
-        flicker as the edge shifts by a fraction of a pixel."""
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The connected regions of ``mask``: their labels, each label's area, and how many
+        pixels of the board's edge it touches. An arm crosses the edge over more than a
+        cell; a man on an edge square touches it over less. Measured where the region
+        meets the edge, not by its extent along it: a man emptied from or put on an edge
+        square, with its shadow or its top leaning out, spans more than a cell along the
+        edge (pale wood, a tilted camera) while touching it over half of one. The outermost
+        two pixels, because they flicker as the edge shifts by a fraction of a pixel."""
         _, labels, stats, _ = cv2.connectedComponentsWithStats(
             mask.astype(np.uint8), connectivity=8
         )
@@ -259,8 +265,8 @@ class OcclusionGate:
         area = np.asarray(stats, np.int64)[:, cv2.CC_STAT_AREA]
         band = (grid[:2], grid[-2:], grid[:, :2].T, grid[:, -2:].T)
         lines = [np.bincount(line, minlength=len(area)) for edge in band for line in edge]
-        across = np.asarray(np.max(lines, axis=0) > self.settings.cell_px, np.bool_)
-        return grid, area, across
+        contact = np.asarray(np.max(lines, axis=0), np.int64)
+        return grid, area, contact
 
     def _light_covered(
         self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
