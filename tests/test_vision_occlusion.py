@@ -131,6 +131,21 @@ def test_a_mans_shadow_on_the_light_square_beyond_it_settles_into_the_stable_boa
     assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
 
 
+def test_a_tall_towers_shadow_on_the_light_square_beyond_it_settles_too() -> None:
+    """lasca generated#0 in the e2e run (seed 1): with a tower's lean the piece's change
+    is large, and with the gap to its shadow joined it measured over ``piece_cells``;
+    the gap is now left out of the count."""
+    board = _board()
+    shade = (round(0.45 * LIGHT[0]), round(0.45 * LIGHT[1]), round(0.45 * LIGHT[2]))
+    cv2.ellipse(board, (24, 56), (7, 6), 0, 0, 360, shade, -1)
+    cv2.ellipse(board, (24, 79), (7, 13), 0, 0, 360, SIDE, -1)  # leaning towards us
+    cv2.circle(board, (24, 72), 7, MAN, -1)
+    gate = OcclusionGate(8)
+    _settled(gate, _board())
+    readings = [gate.update(board) for _ in range(9)]
+    assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
+
+
 def test_a_skin_coloured_patch_beside_a_new_man_still_holds_the_board() -> None:
     """Only a shadow is let off: fingers resting on the light square beside the man
     darken it unevenly (skin is redder than pale wood) and keep the man hidden."""

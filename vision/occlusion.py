@@ -242,8 +242,10 @@ class OcclusionGate:
             return shadows
         reach = np.ones((px // 4 + 1, px // 4 + 1), np.uint8)  # joins gaps up to px // 4
         joined = cv2.dilate((pieces | shadows).astype(np.uint8), reach)
-        grid, area, _ = self._regions(joined > 0)
-        with_piece = np.bincount(grid[pieces], minlength=len(area)) > 0
+        grid, _, _ = self._regions(joined > 0)
+        labels = int(grid.max()) + 1
+        with_piece = np.bincount(grid[pieces], minlength=labels) > 0
+        area = np.bincount(grid[pieces | shadows], minlength=labels)  # not the gaps joined
         cast = with_piece & (area <= self.settings.piece_cells * px**2)
         cast[0] = False  # the background label
         return np.asarray(shadows & cast[grid], np.bool_)
