@@ -7,10 +7,10 @@ image is refreshed once the whole board has been still for a few frames and what
 is piece-sized (a moved man may well be skin-coloured: cream, red or wooden sets); a
 large or edge-reaching difference is an arm and waits, and so does any change on a light
 square, where no piece ever stands (a hand the colour of the board shows little more
-than its outline), unless it shows the bare square again (a tall tower's lean or shadow
-has left it) or is the shadow of a piece put down beside it (every channel darkened
-alike). Differences are taken against the
-3x3 neighbourhood, so the sway of a camera by a pixel is not motion.
+than its outline), unless the square was not bare in the stable image either (a tall
+tower's lean, top or shadow lay there, and has changed) or the change is the shadow of a
+piece put down beside it (every channel darkened alike). Differences are taken against
+the 3x3 neighbourhood, so the sway of a camera by a pixel is not motion.
 """
 
 from __future__ import annotations
@@ -57,9 +57,9 @@ class OcclusionSettings:
     camera, pale wood; a tall tower on an edge square leans and casts its shadow along
     the edge, over more than the cell an arm is allowed): it neither counts as
     a hand nor trips the light-square check. Not at once: a hand over the board pausing
-    for a frame, its arm out of the picture, looks the same. Nor does a light square
-    that looks bare again (within ``change`` of the light squares' median) where the
-    stable image did not: something left it, nothing was put on it; nor, once the board
+    for a frame, its arm out of the picture, looks the same. Nor does a change where the
+    stable image did not show the bare light square (within ``change`` of the light
+    squares' median): what lay there changed, nothing was put on it; nor, once the board
     has been still for ``piece_frames``, a settled piece's shadow cast onto the light
     square beyond it (:meth:`OcclusionGate._shadows`)."""
 
@@ -227,8 +227,8 @@ class OcclusionGate:
         the 3x3 neighbourhood of the reference spans both squares' colours, and the
         piece's dark rim matches the dark square. On an edge square a piece and its
         shadow may span more than a cell along the edge, so the edge is not asked about;
-        a shadow let in wrongly (a still hand's, beside a moved piece) costs little, since
-        its square looks bare again once it has gone (:meth:`_uncovered`). bashni
+        a shadow let in wrongly (a still hand's, beside a moved piece) costs little: the
+        stable image holds a shadow, not a hand, and the hand is seen where it is. bashni
         generated#1 in the e2e run: a man's shadow on the light square beyond it held the
         stable image for good."""
         if not pieces.any():
@@ -273,25 +273,25 @@ class OcclusionGate:
     def _light_covered(
         self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
     ) -> bool:
-        """:meth:`_light_changed`, leaving out what is :meth:`_uncovered` (worked out only
-        where a light square has changed at all: most frames pay nothing for it)."""
+        """:meth:`_light_changed`, counting only what changed where the stable image showed
+        the bare light square (:meth:`_covered_before`; worked out only where a light square
+        has changed at all: most frames pay nothing for it)."""
         return self._light_changed(changed) and self._light_changed(
-            changed & ~self._uncovered(colour, stable)
+            changed & ~self._covered_before(colour, stable)
         )
 
-    def _uncovered(self, colour: FloatImage, stable: FloatImage) -> npt.NDArray[np.bool_]:
-        """Pixels of the light squares that show the bare light square now but did not in
-        the stable image: a tall tower's lean or shadow that left it (the tower was taken
-        down a piece or moved away). Nothing put over a light square (a hand, an arm, its
-        shadow) makes it look bare. The bare colour is the light squares' median in this
-        frame: a hand covers a few of them at most."""
+    def _covered_before(self, colour: FloatImage, stable: FloatImage) -> npt.NDArray[np.bool_]:
+        """Pixels of the light squares that did not show the bare light square in the
+        stable image: a tall tower's lean, its top or a shadow lay there. What changes
+        there is what covered it: the tower taken down or away, its top captured or
+        crowned (lasca generated#3, bashni generated#0 hard in the e2e run); a hand put
+        over a light square covers the bare square beside. The bare colour is the light
+        squares' median in this frame: a hand covers a few of them at most."""
         middles = self._middles(colour).transpose(0, 2, 1, 3, 4)[self._light_cells()]
         bare = np.median(middles.reshape(-1, colour.shape[2]), axis=0)
-        tolerance = self.settings.change
-        looks_bare = (np.abs(colour - bare) <= tolerance).all(axis=2)
-        was_bare = (np.abs(stable - bare) <= tolerance).all(axis=2)
-        uncovered = self._light_pixels(colour.shape[:2]) & looks_bare & ~was_bare
-        return np.asarray(uncovered, np.bool_)
+        was_bare = (np.abs(stable - bare) <= self.settings.change).all(axis=2)
+        covered = self._light_pixels(colour.shape[:2]) & ~was_bare
+        return np.asarray(covered, np.bool_)
 
     def _light_changed(self, changed: npt.NDArray[np.bool_]) -> bool:
         """Whether the inner part of a light square has changed: pieces stand only on
