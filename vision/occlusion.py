@@ -193,11 +193,11 @@ class OcclusionGate:
         """The connected parts of ``changed`` that are a piece put down or taken away:
         covering at least half the middle of a playable square (where a man stands), no
         larger than ``piece_cells`` cells and touching the board's edge over at most
-        ``piece_edge_cells``. With its
-        shadow or its top leaning into the next squares a tall tower (bashni, lasca) is
-        two cells or more, and reaches into the middle of a light square; a hand on the
-        board is larger or comes in across the edge, and a skin-coloured one on a board
-        of its colour changes only in bits, square by square (see :meth:`_light_changed`)."""
+        ``piece_edge_cells``. With its shadow or its top leaning into the next squares a
+        tall tower (bashni, lasca) is two cells or more, and reaches into the middle of a
+        light square; a hand on the board is larger or comes in across the edge, and a
+        skin-coloured one on a board of its colour changes only in bits, square by square
+        (see :meth:`_light_changed`)."""
         if not changed.any():
             return changed
         grid, area, contact = self._regions(changed)
