@@ -109,6 +109,16 @@ def test_a_hand_over_the_light_square_a_tower_leaned_on_still_holds_the_board() 
     assert all(g.cells[4, 4] > 0.3 for g in readings)
 
 
+SHADE = (68, 86, 99)  # BGR: the light square in a piece's shadow, 0.45 of LIGHT alike
+
+
+def _after(board: np.ndarray, frames: int = 9) -> list[Gate]:
+    """The gate's readings of ``board``, held still, put on a settled empty board."""
+    gate = OcclusionGate(8)
+    _settled(gate, _board())
+    return [gate.update(board) for _ in range(frames)]
+
+
 def _man_with_shadow(shadow: tuple[int, int, int]) -> np.ndarray:
     """A cream man put down on (4, 1), and ``shadow`` over the light square (3, 1) beyond
     it, as a low lamp casts it: cut off from the man by the blind line along the
@@ -123,10 +133,7 @@ def test_a_mans_shadow_on_the_light_square_beyond_it_settles_into_the_stable_boa
     """bashni generated#1 in the e2e run: the shadow, a uniform darkening of the light
     square, is the man's, not a hand on a light square; the old gate kept the stable image
     for the rest of the game, the cream man hidden."""
-    gate = OcclusionGate(8)
-    _settled(gate, _board())
-    shade = (round(0.45 * LIGHT[0]), round(0.45 * LIGHT[1]), round(0.45 * LIGHT[2]))
-    readings = [gate.update(_man_with_shadow(shade)) for _ in range(9)]
+    readings = _after(_man_with_shadow(SHADE))
     assert readings[0].cells[4, 1] > 0.3  # skin-coloured and new: hidden at first
     assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
 
@@ -136,22 +143,17 @@ def test_a_tall_towers_shadow_on_the_light_square_beyond_it_settles_too() -> Non
     is large, and with the gap to its shadow joined it measured over ``piece_cells``;
     the gap is now left out of the count."""
     board = _board()
-    shade = (round(0.45 * LIGHT[0]), round(0.45 * LIGHT[1]), round(0.45 * LIGHT[2]))
-    cv2.ellipse(board, (24, 56), (7, 6), 0, 0, 360, shade, -1)
+    cv2.ellipse(board, (24, 56), (7, 6), 0, 0, 360, SHADE, -1)
     cv2.ellipse(board, (24, 79), (7, 13), 0, 0, 360, SIDE, -1)  # leaning towards us
     cv2.circle(board, (24, 72), 7, MAN, -1)
-    gate = OcclusionGate(8)
-    _settled(gate, _board())
-    readings = [gate.update(board) for _ in range(9)]
+    readings = _after(board)
     assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
 
 
 def test_a_skin_coloured_patch_beside_a_new_man_still_holds_the_board() -> None:
     """Only a shadow is let off: fingers resting on the light square beside the man
     darken it unevenly (skin is redder than pale wood) and keep the man hidden."""
-    gate = OcclusionGate(8)
-    _settled(gate, _board())
-    readings = [gate.update(_man_with_shadow((112, 150, 210))) for _ in range(12)]
+    readings = _after(_man_with_shadow((112, 150, 210)), frames=12)
     assert all(g.cells[4, 1] > 0.3 for g in readings)
 
 
@@ -162,9 +164,7 @@ def test_a_tall_tower_on_an_edge_square_settles_though_it_lies_along_the_edge() 
     board = _board()
     cv2.ellipse(board, (6, 78), (7, 13), 0, 0, 360, SIDE, -1)
     cv2.circle(board, (8, 70), 7, MAN, -1)
-    gate = OcclusionGate(8)
-    _settled(gate, _board())
-    readings = [gate.update(board) for _ in range(9)]
+    readings = _after(board)
     assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
 
 
@@ -172,7 +172,5 @@ def test_an_arm_across_the_edge_beside_a_piece_is_still_a_hand() -> None:
     """What crosses the edge over two cells is an arm, however still and small."""
     board = _board()
     board[60:96, 0:12] = (112, 150, 210)  # a forearm, skin, resting in from the left
-    gate = OcclusionGate(8)
-    _settled(gate, _board())
-    readings = [gate.update(board) for _ in range(12)]
+    readings = _after(board, frames=12)
     assert all(g.cells[4, 0] > 0.3 and g.occlusion > 0.0 for g in readings)
