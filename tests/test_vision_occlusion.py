@@ -195,13 +195,12 @@ def test_a_towers_top_over_a_light_square_taken_settles_into_the_stable_board() 
     assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
 
 
-def test_a_change_on_a_light_square_not_bare_at_all_still_counts() -> None:
-    """lasca generated#1 under the hard condition: a board fitted a row off showed no
-    light square bare, and the exception for what a tower covered let every change pass.
-    Only squares the stable image showed mostly bare are let off."""
+def test_a_board_fitted_a_row_off_is_not_taken_into_the_stable_board() -> None:
+    """lasca generated#1 under the hard condition: for 50 frames the board was fitted a
+    row off, every light square showing a dark one. Measured against that frame's own
+    light squares, the stable image's looked covered, so the exception for what a tower
+    covered let every change pass and the misfitted board became the reference."""
     before = _board()
-    before[64:80, 64:80] = DARK  # (4, 4) as a misfitted board shows it
-    covered = before.copy()
-    covered[64:80, 64:80] = (112, 150, 210)  # a hand's skin over it, still
-    readings = _after(covered, frames=12, before=before)
-    assert all(g.cells[4, 4] > 0.3 for g in readings)
+    off = np.roll(before, 16, axis=0)  # fitted a row off: light and dark swap
+    readings = _after(off, frames=12, before=before)
+    assert all(g.occlusion > 0.5 for g in readings)

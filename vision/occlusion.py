@@ -145,7 +145,7 @@ class OcclusionGate:
                 and not self._hand_regions(
                     hidden & ~(pieces := self._settled_pieces(changed, colour, stable))
                 ).any()
-                and not self._light_covered(changed & ~pieces, colour, stable)
+                and not self._light_covered(changed & ~pieces, stable)
             )
         ):
             self._stable = colour
@@ -270,32 +270,28 @@ class OcclusionGate:
         contact = np.asarray(np.max(lines, axis=0), np.int64)
         return grid, area, contact
 
-    def _light_covered(
-        self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
-    ) -> bool:
+    def _light_covered(self, changed: npt.NDArray[np.bool_], stable: FloatImage) -> bool:
         """:meth:`_light_changed`, counting only what changed where the stable image showed
         the bare light square (:meth:`_covered_before`; worked out only where a light square
         has changed at all: most frames pay nothing for it)."""
         return self._light_changed(changed) and self._light_changed(
-            changed & ~self._covered_before(colour, stable)
+            changed & ~self._covered_before(stable)
         )
 
-    def _covered_before(self, colour: FloatImage, stable: FloatImage) -> npt.NDArray[np.bool_]:
+    def _covered_before(self, stable: FloatImage) -> npt.NDArray[np.bool_]:
         """Pixels of the light squares that did not show the bare light square in the
-        stable image, on squares that it showed mostly bare (in at least half their
-        middle): a tall tower's lean, its top or a shadow lay over part of the square.
-        What changes there is what covered it: the tower taken down or away, its top
-        captured or crowned (lasca generated#3, bashni generated#0 hard in the e2e run); a
-        hand put over a light square covers the bare square beside. A light square not
-        bare at all is no tower's lean but a board fitted a row off (lasca generated#1
-        hard, whose grid fit slipped for 50 frames): there every change counts. The bare
-        colour is the light squares' median in this frame: a hand covers a few of them."""
-        middles = self._middles(colour).transpose(0, 2, 1, 3, 4)[self._light_cells()]
-        bare = np.median(middles.reshape(-1, colour.shape[2]), axis=0)
+        stable image: a tall tower's lean, its top or a shadow lay there. What changes
+        there is what covered it: the tower taken down or away, its top captured or
+        crowned (lasca generated#3, bashni generated#0 hard in the e2e run); a hand put
+        over a light square covers the bare square beside. The bare colour is the median
+        of the stable image's light squares, not this frame's: a board fitted a row off
+        shows no light square bare, and its change must count (lasca generated#1 hard,
+        whose grid fit slipped for 50 frames)."""
+        middles = self._middles(stable).transpose(0, 2, 1, 3, 4)[self._light_cells()]
+        bare = np.median(middles.reshape(-1, stable.shape[2]), axis=0)
         was_bare = (np.abs(stable - bare) <= self.settings.change).all(axis=2)
-        mostly_bare = self._middles(was_bare).mean(axis=(1, 3)) >= 0.5
-        squares = self._cell_pixels(self._light_cells() & mostly_bare, was_bare.shape)
-        return np.asarray(squares & ~was_bare, np.bool_)
+        covered = self._light_pixels(stable.shape[:2]) & ~was_bare
+        return np.asarray(covered, np.bool_)
 
     def _light_changed(self, changed: npt.NDArray[np.bool_]) -> bool:
         """Whether the inner part of a light square has changed: pieces stand only on
@@ -307,16 +303,10 @@ class OcclusionGate:
     def _light_pixels(self, shape: tuple[int, ...]) -> npt.NDArray[np.bool_]:
         """A mask of ``shape`` (the board image's rows and columns): the light squares'
         pixels."""
-        return self._cell_pixels(self._light_cells(), shape)
-
-    def _cell_pixels(
-        self, cells: npt.NDArray[np.bool_], shape: tuple[int, ...]
-    ) -> npt.NDArray[np.bool_]:
-        """A mask of ``shape``: the pixels of the squares set in ``cells`` (N, N)."""
         n, px = self.size, self.settings.cell_px
-        mask = np.zeros(shape, np.bool_)
-        mask[: n * px, : n * px] = np.kron(cells, np.ones((px, px), np.bool_))
-        return mask
+        light = np.zeros(shape, np.bool_)
+        light[: n * px, : n * px] = np.kron(self._light_cells(), np.ones((px, px), np.bool_))
+        return light
 
     def _light_cells(self) -> npt.NDArray[np.bool_]:
         """(N, N): the light squares, where no piece stands."""
