@@ -58,7 +58,7 @@ class OcclusionSettings:
     the edge, over more than the cell an arm is allowed): it neither counts as
     a hand nor trips the light-square check. Not at once: a hand over the board pausing
     for a frame, its arm out of the picture, looks the same. Nor does a change where the
-    stable image did not show the bare light square (within ``change`` of the light
+    stable image did not show the bare light square (within ``change`` of its light
     squares' median): what lay there changed, nothing was put on it; nor, once the board
     has been still for ``piece_frames``, a settled piece's shadow cast onto the light
     square beyond it (:meth:`OcclusionGate._shadows`)."""
