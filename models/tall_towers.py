@@ -37,10 +37,10 @@ def tall_tower_figures(classifier: OnnxSquareClassifier, data: SquareSet) -> dic
     shows (:data:`models.dataset.MIN_BAND_PX_PER_DISC`) and whose top is on the strip,
     and how many of them are counted exactly and within one disc by the crops alone, by
     the tower reader alone, and as :meth:`OnnxSquareClassifier.predict_stacks` reads
-    them (the crops, the reader where their count is open-ended); over the pieces whose
-    top centre lies past the crop, how many tops the crops read wrong and how many
-    ``predict_stacks`` does (the reader's top past the crop); and all squares' top
-    errors both ways."""
+    them (the crops' reading given to :meth:`~OnnxSquareClassifier.with_strips`, so the
+    crop models run once); over the pieces whose top centre lies past the crop, how many
+    tops the crops read wrong and how many ``predict_stacks`` does (the reader's top past
+    the crop); and all squares' top errors both ways."""
     reader = classifier.for_variant(True)
     towers = reader.tower_reader
     if towers is None or data.strips is None or data.views is None:
@@ -54,7 +54,9 @@ def tall_tower_figures(classifier: OnnxSquareClassifier, data: SquareSet) -> dic
         chunk = slice(start, start + len(part))
         assert part.strips is not None and part.views is not None
         out = reader.run(part.crops, part.views, part.strips)
-        stack_tops, stack_heights = reader.predict_stacks(part.crops, part.views, part.strips)
+        stack_tops, stack_heights = reader.with_strips(
+            out.tops, out.heights, part.views, part.strips
+        )
         on_strips = towers.read(part.strips, part.views * reader.view_scale)
         heights["crops"][chunk] = out.heights.argmax(axis=1)
         heights["reader"][chunk] = on_strips.heights.argmax(axis=1)
