@@ -266,3 +266,52 @@ def test_only_the_variants_size_is_found(n: int) -> None:
         assert isinstance(found, BoardLocation) == (size == n), (n, size, found)
         if isinstance(found, BoardNotFound):
             assert f"{size}x{size}" in found.reason
+
+
+def _marked_board(*, sleeve: bool, shift_px: int = 0) -> np.ndarray:
+    """A 7x7 board of 40 px squares in a 60 px frame, printed marks alternating along the
+    frame above it, and, with ``sleeve``, an arm over its bottom row and the X-corners
+    above that row: the arrangement that had a rendered lasca game read a row off (a hand
+    over one edge, the frame's marks beyond the other alternating a little)."""
+    n, side, margin = 7, 40, 60
+    cells = ((np.indices((n * side, n * side)) // side).sum(0) % 2 * 200 + 30).astype(np.uint8)
+    image = cv2.copyMakeBorder(
+        cells, margin, margin, margin, margin, cv2.BORDER_CONSTANT, value=120
+    )
+    image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    for k in range(n):
+        x0 = margin + k * side
+        image[margin - side : margin - 4, x0 + 4 : x0 + side - 4] = 80 if k % 2 else 160
+    if sleeve:
+        image[margin + n * side - 52 :, :] = (120, 150, 205)
+    return np.roll(image, shift_px, axis=1)
+
+
+def test_a_hidden_edge_row_leaves_the_extent_a_guess() -> None:
+    clear = locate_markerless(_marked_board(sleeve=False), 7)
+    assert isinstance(clear, BoardLocation) and clear.extent_known
+    assert np.abs(clear.corners_px[0] - [60, 60]).max() < 1.5
+    guessed = locate_markerless(_marked_board(sleeve=True), 7)
+    assert isinstance(guessed, BoardLocation) and not guessed.extent_known
+    assert np.abs(guessed.corners_px[0] - [60, 20]).max() < 1.5  # the marks taken for a row
+
+
+def test_tracker_keeps_its_rows_when_an_arm_hides_the_edge() -> None:
+    """The camera nudged 3 px while an arm lies over the bottom row: the fresh fit guesses
+    the board a row up, and the tracker counts it on the rows it held."""
+    tracker = BoardTracker(lambda frame: locate_markerless(frame, 7))
+    first = tracker.update(_marked_board(sleeve=False))
+    assert isinstance(first, BoardLocation)
+    nudged = tracker.update(_marked_board(sleeve=True, shift_px=3))
+    assert tracker.redetections == 2
+    assert isinstance(nudged, BoardLocation)
+    assert np.abs(nudged.corners_px - first.corners_px - [3, 0]).max() < 1.5
+
+
+def test_tracker_follows_a_board_moved_by_a_whole_square_when_it_sees_all_of_it() -> None:
+    tracker = BoardTracker(lambda frame: locate_markerless(frame, 7))
+    first = tracker.update(_marked_board(sleeve=False))
+    moved = tracker.update(_marked_board(sleeve=False, shift_px=40))
+    assert isinstance(first, BoardLocation) and isinstance(moved, BoardLocation)
+    assert moved.extent_known
+    assert np.abs(moved.corners_px - first.corners_px - [40, 0]).max() < 1.5

@@ -10,7 +10,7 @@ Failure is a :class:`BoardNotFound` value, never an exception, so the live loop 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -32,7 +32,10 @@ class BoardLocation:
     ``homography`` maps image pixels to the board plane in square sides, the playing grid
     spanning ``[0, size]^2``. ``corners_px`` are the grid's outer corners in the image, in
     board-plane order (0,0), (N,0), (N,N), (0,N). ``reprojection_error_px`` is the RMS fit
-    residual of the points used.
+    residual of the points used. ``extent_known``: the fit itself fixes which rows and
+    columns are the board's (markers, or X-corners on every inner line of the grid); else
+    the grid's extent was chosen from where its cells alternate, which a hand over an
+    edge row can move by a whole square.
     """
 
     homography: FloatArray
@@ -40,6 +43,7 @@ class BoardLocation:
     corners_px: FloatArray
     reprojection_error_px: float
     method: str
+    extent_known: bool = True
 
     def to_image(self, board_points: FloatArray) -> FloatArray:
         """Board-plane points (K, 2) to image pixels (K, 2)."""
@@ -104,6 +108,19 @@ def fit_points(board: FloatArray, image: FloatArray, size: int, method: str) -> 
         corners_px=np.asarray(corners, np.float64).reshape(4, 2),
         reprojection_error_px=_rms_residual(h_inv, board, image),
         method=method,
+    )
+
+
+def shifted_squares(location: BoardLocation, offset: tuple[int, int]) -> BoardLocation:
+    """The same fit with its board plane moved by ``offset`` whole squares: a board point
+    (x, y) of ``location`` is (x + dx, y + dy) of the result."""
+    dx, dy = offset
+    moved = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]]) @ location.homography
+    corners = cv2.perspectiveTransform(
+        _grid_corners(location.size).reshape(-1, 1, 2), np.linalg.inv(moved)
+    )
+    return replace(
+        location, homography=moved, corners_px=np.asarray(corners, np.float64).reshape(4, 2)
     )
 
 
@@ -221,7 +238,13 @@ def locate_markerless(
         return location
     if not cv2.isContourConvex(location.corners_px.astype(np.float32)):
         return BoardNotFound("checkered grid: the fitted board is not convex")
-    return _normalise_origin(location, match.board, match.image)
+    located = _normalise_origin(location, match.board, match.image)
+    if isinstance(located, BoardNotFound):
+        return located
+    # X-corners on the first and last inner lines leave one place for the board: moved by
+    # a square, some would lie on its edge, where squares meet the frame in T corners.
+    first, last = match.board.min(axis=0), match.board.max(axis=0)
+    return replace(located, extent_known=bool(np.all(first <= 1) and np.all(last >= size - 1)))
 
 
 def _normalise_origin(location: BoardLocation, grid: FloatArray, image: FloatArray) -> LocateResult:

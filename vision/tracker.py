@@ -10,7 +10,12 @@ the board is detected afresh, their own fit standing in when detection fails (e.
 a hand).
 
 When detection fails the reference is kept, so the board is found again as soon as the
-frame looks as before; the caller gets the :class:`BoardNotFound` meanwhile. (An earlier
+frame looks as before; the caller gets the :class:`BoardNotFound` meanwhile. A fresh grid
+fit that only guessed the board's extent (``extent_known`` false) and lands on the held
+fit's lattice a whole square over is counted on the held fit's rows and columns: a board
+does not jump by exactly a square between two detections, but an arm over its edge row
+moves the guess (a rendered lasca game was read a row off for 5 s, the followed corners
+being the grid's own, a square over). (An earlier
 version compared a thumbnail of the board's frame instead: a shift of a few pixels on a
 plain wooden frame went unnoticed.)
 """
@@ -19,7 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -31,6 +36,7 @@ from vision.locate import (
     Image,
     LocateResult,
     fit_points,
+    shifted_squares,
     to_gray,
 )
 
@@ -56,6 +62,9 @@ class TrackerSettings:
     coarse_retries: int = 15
     coarse_min_excess_px: float = 0.2
     """Below this, a worse residual moves no crop: not coarse."""
+    lattice_tolerance_squares: float = 0.25
+    """How near a whole number of squares a fresh fit's corners must lie from the held
+    fit's, all four alike, to be the same lattice counted from another row."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -96,8 +105,7 @@ class BoardTracker:
             if followed is ref.location:
                 return self._refine(ref, frame, gray_half) if self._better_than_px else followed
             log.debug("board moved or hidden: re-detecting")
-        self.redetections += 1
-        result = self.locate(frame)
+        result = self._detect(frame)
         if isinstance(result, BoardNotFound):
             return followed if followed is not None else result
         self._hold(result, gray_half)
@@ -126,8 +134,7 @@ class BoardTracker:
         self._retries_left -= 1
         if self._retries_left <= 0:
             self._better_than_px = None
-        self.redetections += 1
-        result = self.locate(frame)
+        result = self._detect(frame)
         if (
             isinstance(result, BoardNotFound)
             or result.reprojection_error_px >= ref.location.reprojection_error_px
@@ -135,6 +142,32 @@ class BoardTracker:
             return ref.location
         self._hold(result, gray_half)
         return result
+
+    def _detect(self, frame: Image) -> LocateResult:
+        """A fresh detection; one whose extent was guessed a whole square off the held
+        fit's lattice is moved back onto the held fit's rows and columns."""
+        self.redetections += 1
+        found = self.locate(frame)
+        if isinstance(found, BoardNotFound) or found.extent_known or self._reference is None:
+            return found
+        held = self._reference.location
+        offset = self._squares_off(held, found)
+        if offset is None:
+            return found
+        log.debug("fresh fit %s squares off the held one's lattice: kept on the held rows", offset)
+        moved = shifted_squares(found, offset)
+        return replace(moved, extent_known=held.extent_known)
+
+    def _squares_off(self, held: BoardLocation, found: BoardLocation) -> tuple[int, int] | None:
+        """The whole squares, not both zero, by which ``found``'s grid lies on ``held``'s
+        board plane, when all four corners agree on it; else None."""
+        off = held.to_board(found.corners_px) - held.to_board(held.corners_px)
+        mean = off.mean(axis=0)
+        whole = np.round(mean)
+        tolerance = self.settings.lattice_tolerance_squares
+        if not whole.any() or np.abs(off - whole).max() > tolerance:
+            return None
+        return int(whole[0]), int(whole[1])
 
     def _follow(self, ref: _Reference, gray_half: Image) -> BoardLocation | None:
         """``ref.location`` itself when the grid's corners stayed put, their new fit when
@@ -163,7 +196,7 @@ class BoardTracker:
             or fitted.reprojection_error_px > cfg.max_residual_squares * half_side * 2
         ):
             return None
-        return fitted
+        return replace(fitted, extent_known=ref.location.extent_known)
 
     def _make_reference(self, location: BoardLocation, gray_half: Image) -> _Reference:
         # Every other inner corner: a still median needs no more, and flow costs per point.
