@@ -376,8 +376,10 @@ class OnnxSquareClassifier:
         where the crops' count is open-ended (more than
         :data:`vision.classifier.OPEN_TOP_LIMIT` on eight or more), else the two readings'
         mean (two views of the stack: they miss fewer towers together than either alone,
-        docs/models.md, "Towers to the full height"); and a tower whose top it places past
-        the crop's far edge gets the top it reads there (:meth:`_tops_past_crop`)."""
+        docs/models.md, "Towers to the full height"). A tower whose top it places past the
+        crop's far edge gets the top it reads there (:meth:`_tops_past_crop`); any other
+        square's top is both readings' :func:`_agreed` (docs/models.md, "Tops from both
+        readings")."""
         reading = self._column_strips(views, strips)
         if reading is None:
             return tops, heights
@@ -386,7 +388,7 @@ class OnnxSquareClassifier:
         both = (widened_heights(heights, reading.heights.shape[1]) + reading.heights) / 2
         open_ended = heights[:, -1] > OPEN_TOP_LIMIT
         return (
-            np.where(past[:, None], strip_tops, tops),
+            np.where(past[:, None], strip_tops, _agreed(tops, strip_tops)),
             np.where(open_ended[:, None], reading.heights, both),
         )
 
@@ -620,6 +622,15 @@ def _king_odds(trained: np.ndarray) -> np.ndarray:
     men = trained[:, Top.WHITE_MAN] + trained[:, Top.BLACK_MAN]
     odds: np.ndarray = np.log(kings + eps) - np.log(men + eps)
     return odds
+
+
+def _agreed(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Two ``(N, 5)`` readings of the same tops as one: their geometric mean, normalised
+    (a product of experts: a class either reading is sure against stays unlikely, where
+    the mean of the two would keep half of it)."""
+    product = np.sqrt(np.maximum(first, 1e-6) * np.maximum(second, 1e-6))
+    agreed: np.ndarray = product / product.sum(axis=1, keepdims=True)
+    return agreed
 
 
 def _colours_swapped(tops: np.ndarray) -> np.ndarray:

@@ -59,9 +59,21 @@ def test_the_main_card_names_the_tower_reader_and_it_reads_the_cards_strip() -> 
     assert TOWERS in classifier.model_files()
 
 
-def test_towers_of_two_to_eight_discs_are_counted_where_their_band_shows() -> None:
-    # A bashni board of towers 2..8 discs tall (kings' striped tops among them), seen
-    # at 30 degrees: strips cut as inference cuts them (the camera fitted to the board).
+@dataclass(frozen=True)
+class _TowerBoard:
+    """A bashni board's towers of 2..8 discs (kings' striped tops among them) seen at 30
+    degrees, read as inference reads them: crops, views and strips of the squares whose
+    band shows, with their true disc counts and tops."""
+
+    crops: np.ndarray
+    views: np.ndarray
+    strips: np.ndarray
+    discs: np.ndarray
+    tops: np.ndarray
+
+
+@pytest.fixture(scope="module")
+def tower_board() -> _TowerBoard:
     render = pytest.importorskip("synth.render")
     from synth.scene import Style
 
@@ -81,11 +93,35 @@ def test_towers_of_two_to_eight_discs_are_counted_where_their_band_shows() -> No
     discs = np.array([disc_count(s, towers=True) for s in truth])
     shown = (discs >= 2) & (views * BAND_PX_PER_TANGENT >= MIN_BAND_PX_PER_DISC)
     assert shown.sum() >= 10
+    tops = np.array([int(Top.of(s[0] if s else None)) for s in truth])
+    return _TowerBoard(crops[shown], views[shown], strips[shown], discs[shown], tops[shown])
 
+
+def test_towers_of_two_to_eight_discs_are_counted_where_their_band_shows(
+    tower_board: _TowerBoard,
+) -> None:
+    board = tower_board
     classifier = OnnxSquareClassifier.load().for_variant(towers=True)
-    read = classifier.height_probs(crops[shown], views[shown], strips[shown]).argmax(axis=1)
+    read = classifier.height_probs(board.crops, board.views, board.strips).argmax(axis=1)
+    assert read.tolist() == board.discs.tolist()
 
-    assert read.tolist() == discs[shown].tolist()
+
+def test_a_towers_top_is_read_from_its_crop_and_its_strip_together(
+    tower_board: _TowerBoard,
+) -> None:
+    # Two views of one top (docs/models.md, "Tops from both readings"): where the crops
+    # cannot tell the four pieces apart the strip's reading decides; where they are sure,
+    # it agrees.
+    board = tower_board
+    classifier = OnnxSquareClassifier.load().for_variant(towers=True)
+    counts = classifier.run(board.crops, board.views).heights
+    unsure = np.tile([0.0, 0.25, 0.25, 0.25, 0.25], (len(board.tops), 1))
+    tops, _ = classifier.with_strips(unsure, counts, board.views, board.strips)
+    assert tops.argmax(axis=1).tolist() == board.tops.tolist()
+    sure = np.full((len(board.tops), len(Top)), 0.025)
+    sure[np.arange(len(board.tops)), board.tops] = 0.9
+    tops, _ = classifier.with_strips(sure, counts, board.views, board.strips)
+    assert tops.argmax(axis=1).tolist() == board.tops.tolist()
 
 
 TALL = (9, 11, 13, 15, 17, 19, 21, 24)

@@ -204,3 +204,29 @@ def test_a_board_fitted_a_row_off_is_not_taken_into_the_stable_board() -> None:
     off = np.roll(before, 16, axis=0)  # fitted a row off: light and dark swap
     readings = _after(off, frames=12, before=before)
     assert all(g.occlusion > 0.5 for g in readings)
+
+
+LOW_LIGHT, LOW_DARK = (68, 82, 96), (8, 9, 10)  # BGR: the squares at 0.45 of the light
+LOW_CREAM, LOW_BODY = (70, 85, 112), (22, 26, 30)  # a cream top, skin-toned; a dark side
+
+
+def _dim_board() -> np.ndarray:
+    return (_board() == LIGHT).all(axis=2)[..., None] * np.array(LOW_LIGHT, np.uint8) + (
+        _board() == DARK
+    ).all(axis=2)[..., None] * np.array(LOW_DARK, np.uint8)
+
+
+def test_a_dark_tower_seen_in_bits_in_low_light_settles_into_the_stable_board() -> None:
+    """lasca generated#0 under the hard condition: an officer's tower put down on (3, 4),
+    its dark side no more than 25 levels off the dark square, its cream top split by the
+    officer's dark stripe and leaning over the light square (2, 4) beyond. The change
+    fell apart in halves, none covering the square's middle, and the top over the light
+    square held the stable image for the rest of the game."""
+    before = _dim_board()
+    board = before.copy()
+    cv2.ellipse(board, (72, 60), (7, 8), 0, 0, 360, LOW_BODY, -1)
+    cv2.ellipse(board, (72, 50), (7, 9), 0, 0, 360, LOW_CREAM, -1)
+    board[40:60, 71:74] = LOW_DARK  # the stripe, 3 px, as dark as the square
+    readings = _after(board.astype(np.uint8), before=before.astype(np.uint8))
+    assert readings[0].cells[3, 4] > 0.3  # skin-toned and new: hidden at first
+    assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
