@@ -624,12 +624,26 @@ def _king_odds(trained: np.ndarray) -> np.ndarray:
     return odds
 
 
-def _agreed(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Two ``(N, 5)`` readings of the same tops as one: their geometric mean, normalised
-    (a product of experts: a class either reading is sure against stays unlikely, where
-    the mean of the two would keep half of it)."""
-    product = np.sqrt(np.maximum(first, 1e-6) * np.maximum(second, 1e-6))
-    agreed: np.ndarray = product / product.sum(axis=1, keepdims=True)
+def _agreed(crops: np.ndarray, strips: np.ndarray) -> np.ndarray:
+    """Two ``(N, 5)`` readings of the same tops as one. Empty, White or Black from both:
+    their geometric mean, normalised (a product of experts: a colour either reading is
+    sure against stays unlikely, where the plain mean keeps half of it). Man or king,
+    within that colour, from the crops alone: they see the top face, where a column
+    game's officer is striped, and the strip sees the stack's side (a strip sure of a
+    king where the crops are sure of a man was wrong on the held-out renders)."""
+    mean = np.sqrt(np.maximum(crops, 1e-6) * np.maximum(strips, 1e-6))
+    white = mean[:, Top.WHITE_MAN] + mean[:, Top.WHITE_KING]
+    black = mean[:, Top.BLACK_MAN] + mean[:, Top.BLACK_KING]
+    colours = np.stack([mean[:, Top.EMPTY], white, black], axis=1)
+    colours /= colours.sum(axis=1, keepdims=True)
+    agreed = np.empty_like(crops)
+    agreed[:, Top.EMPTY] = colours[:, 0]
+    for column, (man, king) in (
+        (1, (Top.WHITE_MAN, Top.WHITE_KING)),
+        (2, (Top.BLACK_MAN, Top.BLACK_KING)),
+    ):
+        kinds = crops[:, [man, king]] + 1e-6
+        agreed[:, [man, king]] = colours[:, column, None] * kinds / kinds.sum(axis=1, keepdims=True)
     return agreed
 
 
