@@ -10,14 +10,15 @@ the board is detected afresh, their own fit standing in when detection fails (e.
 a hand).
 
 When detection fails the reference is kept, so the board is found again as soon as the
-frame looks as before; the caller gets the :class:`BoardNotFound` meanwhile. A fresh grid
-fit that only guessed the board's extent (``extent_known`` false) and lands on the held
-fit's lattice a whole square over is counted on the held fit's rows and columns: a board
-does not jump by exactly a square between two detections, but an arm over its edge row
-moves the guess (a rendered lasca game was read a row off for 5 s, the followed corners
-being the grid's own, a square over). (An earlier
+frame looks as before; the caller gets the :class:`BoardNotFound` meanwhile. (An earlier
 version compared a thumbnail of the board's frame instead: a shift of a few pixels on a
 plain wooden frame went unnoticed.)
+
+A fresh grid fit that only guessed the board's extent (``extent_known`` false) and lands
+on the held fit's lattice a whole square over is counted on the held fit's rows and
+columns: a board does not jump by exactly a square between two detections, but an arm
+over its edge row moves the guess (a rendered lasca game was read a row off for 5 s, and
+following could not tell: a square over, the grid's corners are X-corners too).
 """
 
 from __future__ import annotations
