@@ -631,10 +631,7 @@ def _agreed(crops: np.ndarray, strips: np.ndarray) -> np.ndarray:
     within that colour, from the crops alone: they see the top face, where a column
     game's officer is striped, and the strip sees the stack's side (a strip sure of a
     king where the crops are sure of a man was wrong on the held-out renders)."""
-    mean = np.sqrt(np.maximum(crops, 1e-6) * np.maximum(strips, 1e-6))
-    white = mean[:, Top.WHITE_MAN] + mean[:, Top.WHITE_KING]
-    black = mean[:, Top.BLACK_MAN] + mean[:, Top.BLACK_KING]
-    colours = np.stack([mean[:, Top.EMPTY], white, black], axis=1)
+    colours = _colours(np.sqrt(np.maximum(crops, 1e-6) * np.maximum(strips, 1e-6)), swapped=False)
     colours /= colours.sum(axis=1, keepdims=True)
     agreed = np.empty_like(crops)
     agreed[:, Top.EMPTY] = colours[:, 0]
