@@ -211,9 +211,8 @@ LOW_CREAM, LOW_BODY = (70, 85, 112), (22, 26, 30)  # a cream top, skin-toned; a 
 
 
 def _dim_board() -> np.ndarray:
-    return (_board() == LIGHT).all(axis=2)[..., None] * np.array(LOW_LIGHT, np.uint8) + (
-        _board() == DARK
-    ).all(axis=2)[..., None] * np.array(LOW_DARK, np.uint8)
+    light = (_board() == LIGHT).all(axis=2)
+    return np.where(light[..., None], LOW_LIGHT, LOW_DARK).astype(np.uint8)
 
 
 def test_a_dark_tower_seen_in_bits_in_low_light_settles_into_the_stable_board() -> None:
@@ -227,6 +226,6 @@ def test_a_dark_tower_seen_in_bits_in_low_light_settles_into_the_stable_board() 
     cv2.ellipse(board, (72, 60), (7, 8), 0, 0, 360, LOW_BODY, -1)
     cv2.ellipse(board, (72, 50), (7, 9), 0, 0, 360, LOW_CREAM, -1)
     board[40:60, 71:74] = LOW_DARK  # the stripe, 3 px, as dark as the square
-    readings = _after(board.astype(np.uint8), before=before.astype(np.uint8))
+    readings = _after(board, before=before)
     assert readings[0].cells[3, 4] > 0.3  # skin-toned and new: hidden at first
     assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0

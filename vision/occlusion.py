@@ -205,9 +205,8 @@ class OcclusionGate:
             return changed
         closing = np.ones((3, 3), np.uint8)
         joined = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_CLOSE, closing) > 0
-        grid, _, contact = self._regions(joined)
+        grid, area, contact = self._regions(changed, joined)
         grid = np.where(changed, grid, 0)
-        area = np.bincount(grid.ravel(), minlength=len(contact))
         n, px = self.size, self.settings.cell_px
         inner = self._middles(grid)
         per_cell = inner.transpose(0, 2, 1, 3).reshape(n * n, -1)[~self._light_cells().ravel()]
@@ -248,30 +247,32 @@ class OcclusionGate:
         if not shadows.any():
             return shadows
         reach = np.ones((px // 4 + 1, px // 4 + 1), np.uint8)  # joins gaps up to px // 4
-        joined = cv2.dilate((pieces | shadows).astype(np.uint8), reach)
-        grid, _, _ = self._regions(joined > 0)
-        labels = int(grid.max()) + 1
-        with_piece = np.bincount(grid[pieces], minlength=labels) > 0
-        area = np.bincount(grid[pieces | shadows], minlength=labels)  # not the gaps joined
+        joined = cv2.dilate((pieces | shadows).astype(np.uint8), reach) > 0
+        grid, area, _ = self._regions(pieces | shadows, joined)  # not the gaps joined
+        with_piece = np.bincount(grid[pieces], minlength=len(area)) > 0
         cast = with_piece & (area <= self.settings.piece_cells * px**2)
         cast[0] = False  # the background label
         return np.asarray(shadows & cast[grid], np.bool_)
 
     def _regions(
-        self, mask: npt.NDArray[np.bool_]
+        self, mask: npt.NDArray[np.bool_], joined: npt.NDArray[np.bool_] | None = None
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The connected regions of ``mask``: their labels, each label's area, and how many
-        pixels of the board's edge it touches. An arm crosses the edge over more than a
-        cell; a man on an edge square touches it over less. Measured where the region
+        pixels of the board's edge it touches. With ``joined`` (``mask`` with gaps bridged),
+        the regions are ``joined``'s, each measured by the pixels of ``mask`` it holds.
+        An arm crosses the edge over more than a cell; a man on an edge square touches it
+        over less. Measured where the region
         meets the edge, not by its extent along it: a man emptied from or put on an edge
         square, with its shadow or its top leaning out, spans more than a cell along the
         edge (pale wood, a tilted camera) while touching it over half of one. The outermost
         two pixels, because they flicker as the edge shifts by a fraction of a pixel."""
         _, labels, stats, _ = cv2.connectedComponentsWithStats(
-            mask.astype(np.uint8), connectivity=8
+            (mask if joined is None else joined).astype(np.uint8), connectivity=8
         )
         grid = np.asarray(labels, np.int32)
         area = np.asarray(stats, np.int64)[:, cv2.CC_STAT_AREA]
+        if joined is not None:
+            area = np.bincount(grid[mask], minlength=len(area)).astype(np.int64)
         band = (grid[:2], grid[-2:], grid[:, :2].T, grid[:, -2:].T)
         lines = [np.bincount(line, minlength=len(area)) for edge in band for line in edge]
         contact = np.asarray(np.max(lines, axis=0), np.int64)
