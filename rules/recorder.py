@@ -60,6 +60,7 @@ from rules.geometry import Bitboard, Square
 from rules.move import Move
 from rules.observation import TOP_COUNT, Observation, Top
 from rules.picture import Picture
+from rules.pieces import Piece
 from rules.position import Position
 from rules.variants import Color, Variant
 from rules.visits import HandVisits, Sight
@@ -760,7 +761,7 @@ class Recorder:
         for m in moves:
             before = self.position
             self._push(m, time, alternatives)
-            self._check_crowns(picture, time)
+            self._check_crowns(picture, time, m)
             self._tolerate = _moved_tolerance(before, m, self._tolerate)
             self._crown_due = _moved_crowns(before, m, self._crown_due, self.ply)
         self._restore = None
@@ -802,14 +803,21 @@ class Recorder:
         status = self._game.draw_status()
         self._draw_key = (status.state, status.rule)
 
-    def _check_crowns(self, picture: Picture, time: float) -> None:
-        """A ply is being recorded: a man crowned on an earlier ply that still looks like
-        a man was not crowned before the opponent moved (I 3.6, S1 §3.7)."""
+    def _check_crowns(self, picture: Picture, time: float, move: Move) -> None:
+        """``move`` is being recorded: a man crowned on an earlier ply that still looks like
+        a man was not crowned before the opponent moved (I 3.6, S1 §3.7). Only the new
+        king's own colour counts as its man; a new king that ``move`` takes is let go
+        unjudged: the board after the capture shows what is left on its square (in a
+        column game the disc below, often a man), not whether it had been crowned."""
         for sq, ply in list(self._crown_due.items()):
             if ply >= self.ply:
                 continue
-            top = picture.top(sq)
-            if top in (Top.WHITE_MAN, Top.BLACK_MAN) and self._plainly_a_man(sq, top):
+            king = self.position.piece_at(sq)
+            if sq in move.captures or king is None:
+                del self._crown_due[sq]
+                continue
+            man = Top.of(Piece(king.color))
+            if picture.top(sq) is man and self._plainly_a_man(sq, man):
                 del self._crown_due[sq]
                 name = self.variant.geometry.name(sq)
                 self._emit_flag(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bench.observation_sim import Noise, Simulator, heights_of, tops_of
-from rules.events import MoveRecorded
+from rules.events import IrregularityKind, MoveRecorded
 from rules.pdn import read_games_text
 from rules.position import Position
 from rules.recorder import Recorder
@@ -81,3 +81,36 @@ def test_a_loop_capture_that_only_the_order_of_prisoners_tells_asks_the_arbiter(
     recorder, _name = _play_from(fen, "bashni", route, Noise(height_sigma=0.3))
     (event,) = [e for e in recorder.events if isinstance(e, MoveRecorded)]
     assert len(event.alternatives) == 1
+
+
+# A white man captures through the last row, is crowned there and goes on to f6 (bashni
+# crowns mid-capture), on top of three black prisoners.
+NEW_KING_ROUTE = "d4:b6:d8:f6"
+
+
+def test_a_new_king_taken_at_once_leaves_no_uncrowned_man_behind() -> None:
+    # Seen from straight above, the king's stripe reads weakly (every frame leans to man),
+    # so nothing settles the crown before Black takes the king. That leaves f6's black
+    # prisoner on top: a man, but of the other side, and no evidence about the crown.
+    start = Position.from_fen("bashni", "W:Wd4,a1:Bc5,c7,e7,g7,h8")
+    moves = [start.parse_move(NEW_KING_ROUTE)]
+    moves.append(start.play(moves[0]).parse_move("g7:e5"))
+    sim = Simulator(start.variant, Noise(overhead_kings=True), seed=9)
+    sim.play_game(start, moves)
+    recorder = _record(sim, Recorder(start.variant, start=start))
+    assert [r.move for r in recorder.record] == moves
+    assert recorder.flags == []
+
+
+def test_a_new_king_left_a_man_is_flagged_when_the_opponent_moves_elsewhere() -> None:
+    start = Position.from_fen("bashni", "W:Wd4,a1:Bc5,c7,e7,h6")
+    first = start.parse_move(NEW_KING_ROUTE)
+    reply = start.play(first).parse_move("h6-g5")
+    sim = Simulator(start.variant, Noise(), seed=9)
+    sim.settle(tops_of(start), heights=heights_of(start))
+    position = sim.play(start, first, crown=False)
+    position = sim.play(position, reply)
+    sim.settle(sim.look(position), 30, heights_of(position))
+    recorder = _record(sim, Recorder(start.variant, start=start))
+    assert [r.move for r in recorder.record] == [first, reply]
+    assert [(f.kind, f.ply) for f in recorder.flags] == [(IrregularityKind.NOT_CROWNED, 1)]
