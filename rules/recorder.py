@@ -95,6 +95,12 @@ class RecorderConfig:
     """Probabilities below this count as this (one bad reading cannot veto a hypothesis)."""
     confident_square_nats: float = 2.0
     """Evidence margin for a square's top to count as read."""
+    confident_side_frame_nats: float = 1.0
+    """A square's side (empty, White, Black) counts as read only if, frame by frame on
+    average, it also leads the other sides by this much (p about 0.73 against 0.27): the
+    frames of a still board are not independent looks, and a weak lean (a dark man washed
+    light by a lamp, read White 0.55 against Black 0.27 in every frame) summed over them
+    looked sure. Such a square stays unread, and the moves decide it."""
     accept_margin_nats: float = 6.0
     """How much better than the runner-up the best explanation must be."""
     look_alike_wait_seconds: float = 1.0
@@ -436,20 +442,26 @@ class Recorder:
 
     # -- deciding -----------------------------------------------------------------------------
 
-    def _picture(self, sums: list[list[float] | None]) -> Picture:
-        """The tops read with confidence. A square whose side is clear but whose rank is
-        not (man and king of one colour lead, close together) is read as a king that may
-        be a man (:attr:`Picture.loose`): left unknown, it would let a move that empties
-        it fit the picture (a captured piece left on the board, read for a few frames as
-        a king, was recorded as taken)."""
+    def _picture(self, sums: list[list[float] | None], frames: list[int]) -> Picture:
+        """The tops read with confidence, from each square's summed evidence over its
+        ``frames`` frames: the lead must hold summed and, between sides, frame by frame on
+        average (:attr:`RecorderConfig.confident_side_frame_nats`). A square whose side is
+        clear but whose rank is not (man and king of one colour lead, close together) is
+        read as a king that may be a man (:attr:`Picture.loose`): left unknown, it would
+        let a move that empties it fit the picture (a captured piece left on the board,
+        read for a few frames as a king, was recorded as taken)."""
         tops: dict[Square, Top] = {}
         loose = 0
         margin = self.config.confident_square_nats
+        side_margin = self.config.confident_side_frame_nats
         bits = self.variant.geometry.bits
         for sq, s in enumerate(sums):
             if s is None:
                 continue
             order = sorted(range(TOP_COUNT), key=s.__getitem__, reverse=True)
+            other_side = next(t for t in order if _SIDE[t] != _SIDE[order[0]])
+            if s[order[0]] - s[other_side] < side_margin * max(frames[sq], 1):
+                continue
             if s[order[0]] - s[order[1]] >= margin:
                 tops[sq] = Top(order[0])
             elif _SIDE[order[0]] == _SIDE[order[1]] != 0 and s[order[0]] - s[order[2]] >= margin:
@@ -457,6 +469,10 @@ class Recorder:
                 loose |= bits[sq]
         picture = Picture.from_tops(self.variant, tops)
         return dataclasses.replace(picture, loose=loose) if loose else picture
+
+    def _frames(self) -> list[int]:
+        """Frames of the window that read each square."""
+        return [sum(votes) for votes in self._window.votes]
 
     def _evidence(self) -> list[list[float] | None]:
         """Summed log-probabilities of the squares read in at least ``stable_frames`` frames
@@ -469,7 +485,7 @@ class Recorder:
 
     def _decide(self, now: float) -> None:
         sums = self._evidence()
-        picture = self._picture(sums)
+        picture = self._picture(sums, self._frames())
         if picture.known == 0:
             return
         window_start = self._window.frames[0].time
@@ -519,7 +535,11 @@ class Recorder:
         turned = [None if s is None else list(_swap_colours(s)) for s in sums[::-1]]
         ranked = self._ranked(turned)
         best = ranked[0][1]
-        return bool(best.moves) and _fits(self._picture(turned), best) and not self._rivals(ranked)
+        return (
+            bool(best.moves)
+            and _fits(self._picture(turned, self._frames()[::-1]), best)
+            and not self._rivals(ranked)
+        )
 
     def _ranked(self, sums: list[list[float] | None]) -> list[tuple[float, _Candidate]]:
         """The legal successors scored against the evidence, best first (ties: the order

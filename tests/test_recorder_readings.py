@@ -210,3 +210,32 @@ def test_a_man_of_unsure_rank_still_moves() -> None:
     recorder = _record(_frames(positions, unsure), Recorder(variant))
     assert [p.notation for p in recorder.record] == moves
     assert recorder.flags == []
+
+
+def _washed_light(square: int) -> Reader:
+    """A dark man on ``square`` washed light by a lamp: read White 0.55 against Black
+    0.27 in every frame, as vision read a brown man of a cream-brown set under the e2e's
+    hard condition."""
+
+    def read(sq: int, top: Top) -> SquareReading:
+        if sq == square and top is Top.BLACK_MAN:
+            return SquareReading((0.0, 0.55, 0.1, 0.27, 0.08))
+        return SquareReading.certain(top)
+
+    return read
+
+
+def test_a_dark_man_read_light_by_a_weak_lean_is_left_to_the_moves() -> None:
+    """Portuguese generated#0, hard condition, ply 48: the capture 18:9 was the only legal
+    move, but the capturing man's lean to White, summed over the still board, read as a
+    sure White man; no move fitted and the recorder took the board for a position
+    without Black pieces."""
+    variant = find_variant("portuguese")
+    start = Position.from_fen(variant, "W:W7,8,9,K20:B18")
+    moves = ["9-13", "18:9", "8-12", "9-5"]
+    positions = _played(start, moves)
+    square = variant.geometry.parse_square("9")
+    frames = _frames(positions, _washed_light(square), hold=40)  # 4 s: past the wait
+    recorder = _record(frames, Recorder(variant, start=start))
+    assert [r.notation for r in recorder.record] == moves
+    assert recorder.flags == []
