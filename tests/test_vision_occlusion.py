@@ -229,3 +229,22 @@ def test_a_dark_tower_seen_in_bits_in_low_light_settles_into_the_stable_board() 
     readings = _after(board, before=before)
     assert readings[0].cells[3, 4] > 0.3  # skin-toned and new: hidden at first
     assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
+
+
+def _very_tall_tower(row: int, col: int, board: np.ndarray | None = None) -> np.ndarray:
+    """A tower of some ten discs on (row, col) under a steep camera: its dark side leans
+    two cells up over the squares beyond it, a cream man on top."""
+    out = _board() if board is None else board
+    x, y = col * 16 + 8, row * 16 + 8
+    cv2.ellipse(out, (x, y - 14), (7, 21), 0, 0, 360, SIDE, -1)
+    cv2.circle(out, (x, y - 30), 7, MAN, -1)
+    return out
+
+
+def test_a_very_tall_tower_moved_one_square_settles_into_the_stable_board() -> None:
+    """bashni generated#2 hard in run20: a tall king's tower moved c1-b2; where it stood
+    and where it stands, each leaning two cells, joined into one change of some four
+    cells, over the old limit of three: the board stayed hidden around it until the
+    gate's stale refresh, 9 s later, and three plies were recorded that late."""
+    moved = _after(_very_tall_tower(6, 1), before=_very_tall_tower(7, 2))
+    assert moved[-1].occlusion == 0.0 and moved[-1].cells.max() == 0.0

@@ -55,7 +55,9 @@ class OcclusionSettings:
     square, is at most ``piece_cells`` cells and touches the edge over at most
     ``piece_edge_cells`` is a piece with its lean and shadow (a tall tower, a tilted
     camera, pale wood; a tall tower on an edge square leans and casts its shadow along
-    the edge, over more than the cell an arm is allowed): it neither counts as
+    the edge, over more than the cell an arm is allowed; a tall tower moved one square,
+    where it stood and where it stands each leaning two cells, is one change of four or
+    five cells, which at a limit of 3 waited for the stale refresh): it neither counts as
     a hand nor trips the light-square check. Not at once: a hand over the board pausing
     for a frame, its arm out of the picture, looks the same. Nor does a change where the
     stable image did not show the bare light square (within ``change`` of its light
@@ -70,7 +72,7 @@ class OcclusionSettings:
     hand_cells: float = 1.5
     stale_frames: int = 90
     light_change: float = 0.1
-    piece_cells: float = 3.0
+    piece_cells: float = 6.0
     piece_edge_cells: float = 1.5
     piece_frames: int = 5
 
