@@ -832,9 +832,11 @@ class Recorder:
         for sq, ply in list(self._crown_due.items()):
             if ply >= self.ply:
                 continue
-            king = self.position.piece_at(sq)
-            if sq in move.captures or king is None:
+            if sq in move.captures:
                 del self._crown_due[sq]
+                continue
+            king = self.position.piece_at(sq)
+            if king is None:  # he moved on this ply: judged where he lands, next time
                 continue
             man = Top.of(Piece(king.color))
             if picture.top(sq) is man and self._plainly_a_man(sq, man):
