@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from rules import InvalidMoveError
 from rules.game import Game
 from rules.notation import joyce_move, joyce_square, parse_joyce_line
+from rules.position import Position
 from rules.variants import ENGLISH, INTERNATIONAL
 from tests.game_strategies import random_games
 
@@ -50,3 +51,15 @@ def test_joyce_lines_and_results() -> None:
 def test_bad_joyce_moves_are_rejected(text: str) -> None:
     with pytest.raises(InvalidMoveError):
         joyce_move(ENGLISH, text)
+
+
+def test_a_capture_written_in_full_is_not_read_as_a_shortened_longer_route() -> None:
+    """Found by the property test above: in russian the man on h4 may take g5 and g7 and
+    be crowned on h8, or be crowned on d8 on the way and go round as a king to h8. The
+    short route's full notation, h4:f6:h8, is also the long one shortened."""
+    position = Position.from_fen("russian", "W:Wa5,h4,b2,d2,h2,a1,g1:Bf8,a7,c7,e7,g7,d6,h6,c5,g5")
+    moves = position.legal_moves()
+    names = {position.move_name(m, moves): m for m in moves}
+    assert {"h4:f6:h8", "h4:f6:d8:b6:d4:h8"} <= set(names)
+    for name, move in names.items():
+        assert position.parse_move(name) == move, name
