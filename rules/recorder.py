@@ -474,18 +474,20 @@ class Recorder:
         """Frames of the window that read each square."""
         return [sum(votes) for votes in self._window.votes]
 
-    def _evidence(self) -> list[list[float] | None]:
-        """Summed log-probabilities of the squares read in at least ``stable_frames`` frames
-        of the window (a square glimpsed once, between two hands, proves nothing)."""
+    def _evidence(self, frames: list[int]) -> list[list[float] | None]:
+        """Summed log-probabilities of the squares read in at least ``stable_frames`` of
+        their ``frames`` (:meth:`_frames`; a square glimpsed once, between two hands,
+        proves nothing)."""
         k = self.config.stable_frames
         return [
-            s if s is not None and sum(votes) >= k else None
-            for s, votes in zip(self._window.sums, self._window.votes, strict=True)
+            s if s is not None and n >= k else None
+            for s, n in zip(self._window.sums, frames, strict=True)
         ]
 
     def _decide(self, now: float) -> None:
-        sums = self._evidence()
-        picture = self._picture(sums, self._frames())
+        frames = self._frames()
+        sums = self._evidence(frames)
+        picture = self._picture(sums, frames)
         if picture.known == 0:
             return
         window_start = self._window.frames[0].time

@@ -263,11 +263,11 @@ class OcclusionGate:
         pixels of the board's edge it touches. With ``joined`` (``mask`` with gaps bridged),
         the regions are ``joined``'s, each measured by the pixels of ``mask`` it holds.
         An arm crosses the edge over more than a cell; a man on an edge square touches it
-        over less. Measured where the region
-        meets the edge, not by its extent along it: a man emptied from or put on an edge
-        square, with its shadow or its top leaning out, spans more than a cell along the
-        edge (pale wood, a tilted camera) while touching it over half of one. The outermost
-        two pixels, because they flicker as the edge shifts by a fraction of a pixel."""
+        over less. Measured where the region meets the edge, not by its extent along it: a
+        man emptied from or put on an edge square, with its shadow or its top leaning out,
+        spans more than a cell along the edge (pale wood, a tilted camera) while touching
+        it over half of one. The outermost two pixels, because they flicker as the edge
+        shifts by a fraction of a pixel."""
         _, labels, stats, _ = cv2.connectedComponentsWithStats(
             (mask if joined is None else joined).astype(np.uint8), connectivity=8
         )
