@@ -100,31 +100,42 @@ class ColourGaussians:
         out: np.ndarray = np.nan_to_num(0.5 * (to_black - to_white).sum(axis=1))
         return out
 
+    @property
+    def separation(self) -> float:
+        """How many spreads apart White's and Black's means lie."""
+        return float(np.linalg.norm((self.means[0] - self.means[1]) / self.spread))
+
 
 @dataclass(frozen=True)
 class PieceChromaticity:
-    """The start frame's men's chromaticity, read whole (the men's cue) and without pale
-    pixels (the kings' cue, which a crown sticker does not move)."""
+    """The start frame's men's chromaticity, read without pale pixels (the kings' cue,
+    which a crown sticker does not move) and, for the men's cue, whole or without pale
+    pixels, whichever parts the start frame's two colours of men further."""
 
     men: ColourGaussians
     kings: ColourGaussians
     window: CropWindow
+    men_pale: bool = True
+    """The men's cue reads pale pixels too: a set of white and black men, whose white
+    men are pale themselves. A set of two hues (the damas set's purple and teal) reads
+    them better without: a light square's pale pixels beside a man seen from the side
+    pull his median towards grey, which a teal man's lies nearer purple than teal."""
 
     @classmethod
     def learn(cls, crops: np.ndarray, tops: np.ndarray, window: CropWindow) -> PieceChromaticity:
         """From a start frame's crops and their labels (both colours' men on it)."""
-        return cls(
-            ColourGaussians.learn(piece_chromaticity(crops, window), tops),
-            ColourGaussians.learn(piece_chromaticity(crops, window, pale=False), tops),
-            window,
-        )
+        whole = ColourGaussians.learn(piece_chromaticity(crops, window), tops)
+        vivid = ColourGaussians.learn(piece_chromaticity(crops, window, pale=False), tops)
+        men_pale = whole.separation >= vivid.separation
+        return cls(whole if men_pale else vivid, vivid, window, men_pale)
 
     def white_log_odds(self, crops: np.ndarray, *, kings: bool = False) -> np.ndarray:
         """``(N,)`` log-odds that each crop's piece is White rather than Black, read as a
         man's or (``kings``) as a king's; meaningful only where a piece stands; 0 where
-        the crop is all glare (or, for a king, all pale)."""
+        the crop is all glare (or, with pale pixels left out, all pale)."""
         gaussians = self.kings if kings else self.men
-        return gaussians.white_log_odds(piece_chromaticity(crops, self.window, pale=not kings))
+        pale = self.men_pale and not kings
+        return gaussians.white_log_odds(piece_chromaticity(crops, self.window, pale=pale))
 
     def resplit(self, colour: np.ndarray, crops: np.ndarray, men: np.ndarray) -> np.ndarray:
         """``(N, 3)`` empty / White / Black with the pieces' share split anew between

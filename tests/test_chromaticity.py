@@ -17,23 +17,31 @@ TEAL = (125, 120, 15)
 
 
 def _crop(
-    piece: tuple[int, int, int] | None, shade: float = 1.0, sticker: float = 0.0
+    piece: tuple[int, int, int] | None,
+    shade: float = 1.0,
+    sticker: float = 0.0,
+    off_centre: float = 0.0,
 ) -> np.ndarray:
     """A context crop of one cell: the light square, a disc of ``piece`` on its centre,
     all lit at ``shade`` of the start frame's light; ``sticker``: a white crown sticker
-    of that share of the disc's radius on it."""
+    of that share of the disc's radius on it; ``off_centre``: the disc moved sideways by
+    that share of the cell (a man seen askew, or a grid a little off)."""
     crop = np.full((CROP_PX, CROP_PX, 3), BOARD, np.float64)
     if piece is not None:
         cell = CROP_PX / (1 + CONTEXT.left + CONTEXT.right)
-        centre = (round((CONTEXT.left + 0.5) * cell), round((CONTEXT.top + 0.5) * cell))
+        x = CONTEXT.left + 0.5 + off_centre
+        centre = (round(x * cell), round((CONTEXT.top + 0.5) * cell))
         cv2.circle(crop, centre, round(0.4 * cell), piece, -1)
         if sticker:
             cv2.circle(crop, centre, round(0.4 * sticker * cell), (235, 240, 240), -1)
     return np.clip(crop * shade, 0, 255).astype(np.uint8)
 
 
-def _start(white: tuple[int, int, int], black: tuple[int, int, int]) -> PieceChromaticity:
-    crops = np.stack([_crop(white)] * 4 + [_crop(black)] * 4 + [_crop(None)] * 2)
+def _start(
+    white: tuple[int, int, int], black: tuple[int, int, int], off_centre: float = 0.0
+) -> PieceChromaticity:
+    men = [_crop(white, off_centre=off_centre)] * 4 + [_crop(black, off_centre=off_centre)] * 4
+    crops = np.stack(men + [_crop(None)] * 2)
     tops = np.array([Top.WHITE_MAN] * 4 + [Top.BLACK_MAN] * 4 + [Top.EMPTY] * 2)
     return PieceChromaticity.learn(crops, tops, CONTEXT)
 
@@ -87,3 +95,19 @@ def test_glare_is_not_the_pieces_colour() -> None:
     )
     all_glare = np.full((1, CROP_PX, CROP_PX, 3), 255, np.uint8)
     assert _start(PURPLE, TEAL).white_log_odds(all_glare).tolist() == [0.0]
+
+
+def test_a_set_of_two_hues_reads_its_men_without_the_light_squares_pale_pixels() -> None:
+    # The start frame's men stand off their cells' centres (a photo taken askew), so the
+    # light square shows in their piece areas: read without its pale pixels, purple and
+    # teal lie further apart, and the men's cue leaves pale pixels out.
+    cue = _start(PURPLE, TEAL, off_centre=0.4)
+    assert not cue.men_pale
+    # A teal man further aside shows more light square than teal: read whole, his median
+    # is the square's grey, which lies nearer purple than teal.
+    askew = np.stack([_crop(TEAL, off_centre=0.45), _crop(PURPLE, off_centre=0.45)])
+    odds = cue.white_log_odds(askew)
+    assert odds[0] < -1.0 and odds[1] > 1.0
+    assert PieceChromaticity(cue.men, cue.kings, CONTEXT).white_log_odds(askew)[0] > 0.0
+    # A set of white and black men, whose white men are pale themselves, reads them whole.
+    assert _start((235, 235, 235), (30, 30, 30), off_centre=0.4).men_pale
