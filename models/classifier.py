@@ -54,7 +54,7 @@ TALL_MEN_KING_FLOOR = 1.0
 :attr:`OnnxSquareClassifier.view_scale` over 1). The kings model reads such men through
 scaled view tangents, and their king odds wander further from the start frame's as the
 view changes: the damas set's purple men read under -2 at the start photo's tangents and
-up to +1.3 from lower, where a bias of 0 made kings of them. With 1: 10 errors instead of
+up to +1.3 from lower, where a bias of 0 made kings of them. With 1: 11 errors instead of
 21 on the 34 labelled photos, 145 instead of 155 over 40 adapted render sets of tall men;
 sets of synth's discs (scale 1) keep a floor of 0 (docs/models.md, "A king bar for tall
 men")."""
@@ -68,6 +68,12 @@ sticker counts (:attr:`OnnxSquareClassifier.crown_bias`)."""
 CROWN_CUE_LIMIT = 3.0
 """Most log-odds a crown sticker adds to a piece's king odds, as the hue cue's limit:
 it settles what the kings model leaves open."""
+CROWN_VIEW_LIMIT = 1.0
+"""Widest view tangent at which a crown sticker counts: the probe learnt stickers on
+renders whose cells are seen within 1.02 of the vertical (tilts up to 35 degrees; 99% of
+its pieces within 0.92). Seen from lower, a tall man's side fills the crop and the probe
+takes it for a sticker: purple men of the damas photos at tangents 1.5-1.9 gained 0.8-1.6
+log-odds from it and read as kings (docs/models.md, "A king bar for tall men")."""
 BAND_MARGIN = 6.0
 """Log-odds margin past the start frame's most two-disc-like man before a draughts
 piece's band strip counts (:attr:`OnnxSquareClassifier.band_bias`). With 1, four men of
@@ -318,7 +324,7 @@ class OnnxSquareClassifier:
             colour = softmax(self.temperature * best)
             if self.head_weight > 0:
                 colour = _weighed_colour(colour, tops, self.head_weight, self.head_swapped)
-            crowned = self._crown_odds(crowns)
+            crowned = self._crown_odds(crowns, views)
             crowned = crowned + self._band_king_odds(views, strips, self._tippable(tops, crowned))
             if self.chromaticity is not None:
                 men = _man_share(_split_kings(colour, tops, self.king_bias, crowned))
@@ -330,11 +336,16 @@ class OnnxSquareClassifier:
     def _output_names(self) -> list[str]:
         return [o.name for o in self.session.get_outputs()]
 
-    def _crown_odds(self, crowns: np.ndarray | None) -> np.ndarray | float:
-        """The king log-odds each piece's crown sticker adds (:attr:`crown_bias`)."""
+    def _crown_odds(
+        self, crowns: np.ndarray | None, views: np.ndarray | None
+    ) -> np.ndarray | float:
+        """The king log-odds each piece's crown sticker adds (:attr:`crown_bias`), none
+        where its cell is seen from lower than :data:`CROWN_VIEW_LIMIT`."""
         if self.crown_bias is None or crowns is None:
             return 0.0
         out: np.ndarray = np.clip(crowns - self.crown_bias, 0.0, CROWN_CUE_LIMIT)
+        if views is not None:
+            out = np.where(np.asarray(views) <= CROWN_VIEW_LIMIT, out, 0.0)
         return out
 
     def run_mirrored(self, crops: np.ndarray, views: np.ndarray | None = None) -> SquarePrediction:

@@ -10,12 +10,14 @@ import cv2
 import numpy as np
 import onnx
 import onnxruntime as ort
+import pytest
 
+import models.classifier
 from models.classifier import OnnxSquareClassifier, to_input
 from models.crown_probe import OUTPUT, fit_logistic, with_crown_output
 from models.labelled_photos import PHOTOS, LabelledPhoto, photo_squares, read_labels
 from models.procedural import procedural_set
-from rules import Position, find_variant
+from rules import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Position, find_variant
 from rules.observation import Top
 from tests.test_classifier import _render_crops
 
@@ -75,6 +77,31 @@ def test_a_start_frames_men_gain_no_king_odds_from_their_crowns() -> None:
     assert start.crowns is not None and np.all(start.crowns < adapted.crown_bias)
     np.testing.assert_allclose(start.tops, replace(adapted, crown_bias=None).predict(crops, views))
     assert classifier.adapted(crops, tops, views, towers=True).crown_bias is None
+
+
+def test_a_crown_counts_only_where_the_probe_learnt_to_see_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The probe learnt stickers on cells seen within CROWN_VIEW_LIMIT of the vertical;
+    # from lower, a tall man's side is what fills the crop, and the cue says nothing.
+    classifier = OnnxSquareClassifier.load()
+    russian = find_variant("russian")
+    g = russian.geometry
+    style = {"tilt_deg": 20.0, "king_mark": "crown", "piece_height": 2.0}
+    start_crops, start_tops, _, start_views = _render_crops(Position.initial(russian), 4, **style)
+    adapted = classifier.adapted(start_crops, start_tops, start_views)
+    stacks = {g.parse_square(name): (piece,) for name, piece in (
+        ("c3", WHITE_KING), ("e5", WHITE_KING), ("d6", BLACK_KING), ("f4", BLACK_KING),
+        ("a1", WHITE_MAN), ("h8", BLACK_MAN))}  # fmt: skip
+    crops, tops, _, views = _render_crops(
+        Position.from_stacks(russian, stacks, russian.first_to_move), 4, **style
+    )
+    plain = replace(adapted, crown_bias=None).predict(crops, views)
+    kings = np.isin(tops, (Top.WHITE_KING, Top.BLACK_KING))
+    king_share = adapted.predict(crops, views)[:, [Top.WHITE_KING, Top.BLACK_KING]].sum(axis=1)
+    assert np.any(king_share[kings] > plain[kings][:, [Top.WHITE_KING, Top.BLACK_KING]].sum(axis=1))
+    monkeypatch.setattr(models.classifier, "CROWN_VIEW_LIMIT", float(views.min()) - 0.01)
+    np.testing.assert_allclose(adapted.predict(crops, views), plain)
 
 
 def test_the_webcams_crowned_kings_read_as_kings_by_their_crowns(shared_data: Path) -> None:
