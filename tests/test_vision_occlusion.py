@@ -177,6 +177,28 @@ def test_an_arm_across_the_edge_beside_a_piece_is_still_a_hand() -> None:
     assert all(g.cells[4, 0] > 0.3 and g.occlusion > 0.0 for g in readings)
 
 
+def test_a_still_change_taken_for_an_arm_settles_while_hands_move_elsewhere() -> None:
+    """bashni generated#2 under the hard condition: a tall tower's side and shadow along
+    the left edge, over two cells, looked like an arm; a fast game never left the board
+    still for the stale refresh, and every later move waited behind it until the video
+    ended. A change that has not moved for ``stale_frames`` now settles there alone."""
+    board = _board()
+    lean = board.copy()
+    lean[60:96, 0:12] = SIDE  # a tower's dark side and shadow along the left edge
+    gate = OcclusionGate(8)
+    _settled(gate, board)
+    stale = gate.settings.stale_frames
+    busy = []
+    for k in range(stale + 2):
+        frame = lean.copy()
+        x = 40 + (k % 6) * 8
+        frame[20:56, x : x + 30] = (112, 150, 210)  # a hand moving about, never still
+        busy.append(gate.update(frame))
+    assert busy[stale - 2].cells[4, 0] > 0.3  # an arm's until then
+    after = [gate.update(lean) for _ in range(3)]
+    assert after[-1].occlusion == 0.0 and after[-1].cells.max() == 0.0
+
+
 def _leaning_tower(top: tuple[int, int, int]) -> np.ndarray:
     """A dark tower on (3, 4) whose top, ``top``-coloured, leans a third of the way over
     the light square (2, 4) beyond it."""

@@ -9,8 +9,9 @@ large or edge-reaching difference is an arm and waits, and so does any change on
 square, where no piece ever stands (a hand the colour of the board shows little more
 than its outline), unless the square was not bare in the stable image either (a tall
 tower's lean, top or shadow lay there, and has changed) or the change is the shadow of a
-piece put down beside it (every channel darkened alike). Differences are taken against
-the 3x3 neighbourhood, so the sway of a camera by a pixel is not motion.
+piece put down beside it (every channel darkened alike). A change that has stood still as
+long as the whole board's stale refresh waits for settles there alone. Differences are
+taken against the 3x3 neighbourhood, so the sway of a camera by a pixel is not motion.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ class OcclusionSettings:
     hand and keeps the stable image from refreshing, unless the board has been still for
     ``stale_frames`` (a reference taken with a hand in it, or before a bump, must not hold
     forever; long, so that a hand resting still over the board, 6 s at 15 fps, is not
-    taken into the reference). A light square (no piece ever stands there) whose inner
+    taken into the reference); a change that has itself stood still that long settles
+    there alone, however much moves elsewhere. A light square (no piece ever stands there) whose inner
     part has changed by more than ``light_change`` also keeps the stable image from
     refreshing: a hand, an arm or their shadow is there, however piece-sized its change
     looks (a skin-coloured hand on a light wooden board changes little but its outline).
@@ -121,6 +123,8 @@ class OcclusionGate:
     _previous: npt.NDArray[np.float32] | None = None
     _stable: npt.NDArray[np.float32] | None = None
     _still_count: int = 0
+    _unmoved: npt.NDArray[np.int32] | None = None
+    """Per pixel, the frames it has shown a still change (:meth:`_count_unmoved`)."""
 
     def update(self, board_bgr: Image) -> Gate:
         """Gate one rectified board image (N*cell_px square, BGR)."""
@@ -133,6 +137,7 @@ class OcclusionGate:
         # Where the frame shows the stable board again (a hand has just left) nothing is
         # moving: the frame after the hand is good evidence at once (200 ms latency).
         motion = float((moving & changed).mean())
+        unmoved = self._count_unmoved(changed, moving)
         # Skin or moving; or part of a large change however coloured (a sleeve, a glove,
         # dark skin the colour box misses, an arm held still).
         hidden = changed & (moving | skin_mask(board_bgr)) | self._hand_regions(changed)
@@ -151,7 +156,26 @@ class OcclusionGate:
             )
         ):
             self._stable = colour
+        elif (settled := changed & (unmoved >= s.stale_frames)).any():
+            self._stable = np.where(settled[..., None], colour, stable)
         return Gate(cells=cells, occlusion=float(hidden.mean()), motion=motion)
+
+    def _count_unmoved(
+        self, changed: npt.NDArray[np.bool_], moving: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.int32]:
+        """Per pixel, the frames it has shown a change from the stable image without
+        moving. Where that reaches ``stale_frames`` the change settles into the stable
+        image, there only, however much moves elsewhere: the whole board's stale refresh
+        waits for a board still that long, which a fast game never gives, and one change
+        the gate cannot tell from an arm (a tall tower's lean along the edge, bashni
+        generated#2 hard in the e2e run) held every later move for good. A hand held
+        still that long was taken in by the whole board's refresh before, its twitching
+        fingertips under ``still_motion``. A pixel that shows the stable image again
+        starts anew, so a hand's shadow creeping in slowly is not taken for a still
+        change."""
+        before = self._unmoved if self._unmoved is not None else np.zeros(moving.shape, np.int32)
+        self._unmoved = np.where(changed & ~moving, before + 1, 0).astype(np.int32)
+        return self._unmoved
 
     def _around_hands(
         self, hidden: npt.NDArray[np.bool_], moving: npt.NDArray[np.bool_]
