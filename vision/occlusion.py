@@ -46,9 +46,9 @@ class OcclusionSettings:
     ``stale_frames`` (a reference taken with a hand in it, or before a bump, must not hold
     forever; long, so that a hand resting still over the board, 6 s at 15 fps, is not
     taken into the reference); a change that has itself stood still that long settles
-    there alone, however much moves elsewhere. A light square (no piece ever stands there) whose inner
-    part has changed by more than ``light_change`` also keeps the stable image from
-    refreshing: a hand, an arm or their shadow is there, however piece-sized its change
+    there alone, however much moves elsewhere. A light square (no piece ever stands
+    there) whose inner part has changed by more than ``light_change`` also keeps the
+    stable image from refreshing: a hand, an arm or their shadow is there, however piece-sized its change
     looks (a skin-coloured hand on a light wooden board changes little but its outline).
     With that check one still frame is enough to refresh (it was 3 before it): a moved
     cream man, skin-coloured to the gate, is hidden only until then, and the recorder's
