@@ -39,33 +39,32 @@ SHADOW_DARKER = 0.9
 @dataclass(frozen=True, slots=True)
 class OcclusionSettings:
     """Thresholds: ``change`` in levels (0..255) of any colour channel, ``still_frames``
-    before a board image becomes the stable reference, ``cell_px`` the side of a cell in
-    the rectified board image given to :meth:`OcclusionGate.update`. A changed region larger than
-    ``hand_cells`` cells, or reaching the board's edge (an arm comes from outside), is a
-    hand and keeps the stable image from refreshing, unless the board has been still for
+    before a board image becomes the stable reference, ``cell_px`` the side of a cell in the
+    rectified board image given to :meth:`OcclusionGate.update`. A changed region larger
+    than ``hand_cells`` cells, or reaching the board's edge (an arm comes from outside), is
+    a hand and keeps the stable image from refreshing, unless the board has been still for
     ``stale_frames`` (a reference taken with a hand in it, or before a bump, must not hold
-    forever; long, so that a hand resting still over the board, 6 s at 15 fps, is not
-    taken into the reference); a change that has itself stood still that long settles
-    there alone, however much moves elsewhere. A light square (no piece ever stands
-    there) whose inner part has changed by more than ``light_change`` also keeps the
-    stable image from refreshing: a hand, an arm or their shadow is there, however piece-sized its change
+    forever; long, so that a hand resting still over the board, 6 s at 15 fps, is not taken
+    into the reference); a change that has itself stood still that long settles there alone,
+    however much moves elsewhere. A light square (no piece ever stands there) whose inner
+    part has changed by more than ``light_change`` also keeps the stable image from
+    refreshing: a hand, an arm or their shadow is there, however piece-sized its change
     looks (a skin-coloured hand on a light wooden board changes little but its outline).
-    With that check one still frame is enough to refresh (it was 3 before it): a moved
-    cream man, skin-coloured to the gate, is hidden only until then, and the recorder's
-    own 4 frames start a frame after the hand has gone rather than three. Once the board
-    has been still for ``piece_frames``, a change that covers the middle of a playable
-    square, is at most ``piece_cells`` cells and touches the edge over at most
-    ``piece_edge_cells`` is a piece with its lean and shadow (a tall tower, a tilted
-    camera, pale wood; a tall tower on an edge square leans and casts its shadow along
-    the edge, over more than the cell an arm is allowed; a tall tower moved one square,
-    where it stood and where it stands each leaning two cells, is one change of four or
-    five cells, which at a limit of 3 waited for the stale refresh): it neither counts as
-    a hand nor trips the light-square check. Not at once: a hand over the board pausing
-    for a frame, its arm out of the picture, looks the same. Nor does a change where the
-    stable image did not show the bare light square (within ``change`` of its light
-    squares' median): what lay there changed, nothing was put on it; nor, once the board
-    has been still for ``piece_frames``, a settled piece's shadow cast onto the light
-    square beyond it (:meth:`OcclusionGate._shadows`)."""
+    With that check one still frame is enough to refresh (it was 3 before it): a moved cream
+    man, skin-coloured to the gate, is hidden only until then, and the recorder's own 4
+    frames start a frame after the hand has gone rather than three. Once the board has been
+    still for ``piece_frames``, a change that covers the middle of a playable square, is at
+    most ``piece_cells`` cells and touches the edge over at most ``piece_edge_cells`` is a
+    piece with its lean and shadow (a tall tower, a tilted camera, pale wood; a tall tower
+    on an edge square leans and casts its shadow along the edge, over more than the cell an
+    arm is allowed; a tall tower moved one square, where it stood and where it stands each
+    leaning two cells, is one change of four or five cells, which at a limit of 3 waited for
+    the stale refresh): it neither counts as a hand nor trips the light-square check. Not at
+    once: a hand over the board pausing for a frame, its arm out of the picture, looks the
+    same. Nor does a change where the stable image did not show the bare light square
+    (within ``change`` of its light squares' median): what lay there changed, nothing was
+    put on it; nor, once the board has been still for ``piece_frames``, a settled piece's
+    shadow cast onto the light square beyond it (:meth:`OcclusionGate._shadows`)."""
 
     change: float = 25.0
     still_frames: int = 1
