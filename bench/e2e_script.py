@@ -40,11 +40,18 @@ class Condition:
     light: float = 1.0
     glare: float = 0.0
     random_styles: bool = True
+    ponder_seconds: float = 0.0
+    """Rendered chain: how long the mover's hand hovers still over the piece before
+    taking it, on every ``ponder_every``-th ply."""
+    ponder_every: int = 0
 
 
 CONDITIONS = {
     "default": Condition("default"),
     "hard": Condition("hard", extra_hands=0.5, max_tilt_degrees=35.0, light=0.45, glare=0.6),
+    # A player thinking with his hand over the piece, longer than the hand gate's
+    # stale refresh (90 frames) waits.
+    "ponder": Condition("ponder", ponder_seconds=12.0, ponder_every=3),
 }
 
 

@@ -118,7 +118,10 @@ def timing_for(condition: Condition) -> Timing:
     ``still_seconds`` between moves (players pause; the hard condition's hurried hands
     pause less)."""
     still = round(condition.still_seconds * condition.fps * (1.0 - 0.5 * condition.extra_hands))
-    return Timing(fps=condition.fps, still=max(1, still))
+    ponder = round(condition.ponder_seconds * condition.fps)
+    return Timing(
+        fps=condition.fps, still=max(1, still), ponder=ponder, ponder_every=condition.ponder_every
+    )
 
 
 # -- glare ------------------------------------------------------------------------------------

@@ -36,6 +36,9 @@ LIFT_MM = 12.0
 """How high a carried piece rides above the board."""
 HOVER_MM = 40.0
 """How high over a stack the hand comes in and goes away."""
+TREMOR_MM = 0.5
+"""Frame-to-frame sway of a hand held still over the board (a steady adult hand's
+physiological tremor is of the order of a millimetre)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,11 @@ class Timing:
     still: int = 3
     clock: int = 4
     """From the last square to the clock, the last of them pressing the button."""
+    ponder: int = 0
+    """Frames the mover's hand hovers over the piece before taking it, on every
+    ``ponder_every``-th ply (a player thinking with his hand over the board)."""
+    ponder_every: int = 0
+    """Which plies are thought over so (0: none)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,10 @@ def _states(
         tower = position.stack(move.path[0])
         origin = centre(move.path[0])
         outside = (origin[0], away * layout.width_mm)
+        if timing.ponder and timing.ponder_every and ply % timing.ponder_every == 0:
+            for frame in _ponder(table, outside, above(origin, tower), timing):
+                yield frame, position
+            outside = origin  # the hand comes down from where it hovered
         for i in range(timing.enter):
             t = _ease((i + 1) / timing.enter)
             x, y, z = grip_at(_lerp(outside, origin, t), tower)
@@ -221,6 +233,22 @@ class _Table:
         return _State(
             dict(self.squares), carried, target, self.ply, phase, self.side, pose, self.pressed
         )
+
+
+def _ponder(
+    table: _Table, outside: tuple[float, float], over: tuple[float, float, float], timing: Timing
+) -> Iterator[_State]:
+    """The mover's hand comes in over the piece and hovers there, all but still, for
+    ``timing.ponder`` frames: the slow sway of a hand held in the air (seeded by the ply,
+    so two renders agree)."""
+    for i in range(timing.enter):
+        x, y = _lerp(outside, (over[0], over[1]), _ease((i + 1) / timing.enter))
+        yield table.frame("ponder", (x, y, over[2]), pose="relaxed")
+    rng = np.random.default_rng((table.ply, 7919))
+    sway = np.zeros(3)
+    for _ in range(timing.ponder):
+        sway = 0.9 * sway + rng.normal(0.0, TREMOR_MM, 3)
+        yield table.frame("ponder", tuple(float(v) for v in np.add(over, sway)), pose="relaxed")
 
 
 def _carry(

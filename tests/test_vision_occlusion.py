@@ -199,6 +199,62 @@ def test_a_still_change_taken_for_an_arm_settles_while_hands_move_elsewhere() ->
     assert after[-1].occlusion == 0.0 and after[-1].cells.max() == 0.0
 
 
+SLEEVE = (90, 40, 30)  # BGR: a navy sleeve, no skin to the gate
+
+
+def _hand_over_the_board() -> np.ndarray:
+    """A player's hand and sleeve held over the board from the bottom edge: a forearm up
+    column 2-3 and a hand over (3, 2)-(4, 3), covering light squares and the men beside."""
+    board = _board()
+    board[64:128, 36:56] = SLEEVE
+    cv2.ellipse(board, (46, 56), (16, 12), 0, 0, 360, SLEEVE, -1)
+    return board
+
+
+def test_a_hand_held_still_over_the_board_is_never_taken_into_it() -> None:
+    """A player thinking with his hand over a piece for 12 s: the whole board's stale
+    refresh took the hand into the stable image, the squares under it read as the hand,
+    and the e2e run lost the game at that ply (docs/vision.md). However long the hand
+    stays, still or with another hand moving elsewhere, its squares stay hidden; once it
+    has gone they read at once."""
+    stale = OcclusionGate(8).settings.stale_frames
+    for busy in (False, True):
+        gate = OcclusionGate(8)
+        _settled(gate, _board())
+        held = []
+        for k in range(2 * stale):
+            frame = _hand_over_the_board()
+            if busy:  # the other player's hand moving about at the top
+                frame[0:20, 60 + (k % 6) * 8 : 90 + (k % 6) * 8] = (112, 150, 210)
+            held.append(gate.update(frame))
+        assert all(g.cells[4, 2] > 0.3 and g.cells[3, 3] > 0.3 for g in held[-stale:])
+        gone = [gate.update(_board()) for _ in range(2)]
+        assert gone[-1].occlusion == 0.0
+
+
+def test_a_hand_in_the_first_frame_leaves_the_stable_board_once_gone() -> None:
+    """The first frame becomes the stable image whatever is in it; a hand there must not
+    hold forever. Where it was, the board now shows bare light squares it covered: that
+    uncovers, and settles after ``stale_frames``."""
+    gate = OcclusionGate(8)
+    gate.update(_hand_over_the_board())
+    stale = gate.settings.stale_frames
+    readings = [gate.update(_board()) for _ in range(stale + 2)]
+    assert readings[0].cells[4, 2] > 0.3  # hidden at first, as any arm-sized change
+    assert readings[-1].occlusion == 0.0
+
+
+def test_a_shadow_held_over_the_board_settles_into_it() -> None:
+    """A player leaning into the lamp's light for long: his shadow darkens every channel
+    alike, covers nothing and settles after ``stale_frames``, as before."""
+    shadowed = _board()
+    shadowed[40:128, 20:80] = (shadowed[40:128, 20:80] * 0.55).astype(np.uint8)
+    gate = OcclusionGate(8)
+    _settled(gate, _board())
+    readings = [gate.update(shadowed) for _ in range(gate.settings.stale_frames + 2)]
+    assert readings[-1].occlusion == 0.0
+
+
 def _leaning_tower(top: tuple[int, int, int]) -> np.ndarray:
     """A dark tower on (3, 4) whose top, ``top``-coloured, leans a third of the way over
     the light square (2, 4) beyond it."""

@@ -36,35 +36,45 @@ SHADOW_DARKER = 0.9
 """A shadow keeps less than this share of the light it falls on (0.45 measured)."""
 
 
+def _darkened_evenly(colour: FloatImage, stable: FloatImage) -> npt.NDArray[np.bool_]:
+    """Pixels darker than in the stable image by one factor in every channel: a shadow,
+    which keeps the hue of what it falls on (a hand, a sleeve or a finger does not)."""
+    ratio = colour / np.maximum(stable, 1.0)
+    even = (np.ptp(ratio, axis=2) <= SHADOW_HUE) & (ratio.mean(axis=2) < SHADOW_DARKER)
+    return np.asarray(even, np.bool_)
+
+
 @dataclass(frozen=True, slots=True)
 class OcclusionSettings:
-    """Thresholds: ``change`` in levels (0..255) of any colour channel, ``still_frames``
-    before a board image becomes the stable reference, ``cell_px`` the side of a cell in the
+    """Thresholds: ``change`` in levels (0..255) of any colour channel, ``still_frames`` before a
+    board image becomes the stable reference, ``cell_px`` the side of a cell in the
     rectified board image given to :meth:`OcclusionGate.update`. A changed region larger
     than ``hand_cells`` cells, or reaching the board's edge (an arm comes from outside), is
     a hand and keeps the stable image from refreshing, unless the board has been still for
     ``stale_frames`` (a reference taken with a hand in it, or before a bump, must not hold
-    forever; long, so that a hand resting still over the board, 6 s at 15 fps, is not taken
-    into the reference); a change that has itself stood still that long settles there alone,
-    however much moves elsewhere. A light square (no piece ever stands there) whose inner
-    part has changed by more than ``light_change`` also keeps the stable image from
-    refreshing: a hand, an arm or their shadow is there, however piece-sized its change
-    looks (a skin-coloured hand on a light wooden board changes little but its outline).
-    With that check one still frame is enough to refresh (it was 3 before it): a moved cream
-    man, skin-coloured to the gate, is hidden only until then, and the recorder's own 4
-    frames start a frame after the hand has gone rather than three. Once the board has been
-    still for ``piece_frames``, a change that covers the middle of a playable square, is at
-    most ``piece_cells`` cells and touches the edge over at most ``piece_edge_cells`` is a
-    piece with its lean and shadow (a tall tower, a tilted camera, pale wood; a tall tower
-    on an edge square leans and casts its shadow along the edge, over more than the cell an
-    arm is allowed; a tall tower moved one square, where it stood and where it stands each
-    leaning two cells, is one change of four or five cells, which at a limit of 3 waited for
-    the stale refresh): it neither counts as a hand nor trips the light-square check. Not at
-    once: a hand over the board pausing for a frame, its arm out of the picture, looks the
-    same. Nor does a change where the stable image did not show the bare light square
-    (within ``change`` of its light squares' median): what lay there changed, nothing was
-    put on it; nor, once the board has been still for ``piece_frames``, a settled piece's
-    shadow cast onto the light square beyond it (:meth:`OcclusionGate._shadows`)."""
+    forever); a change that has itself stood still that long settles there alone, however
+    much moves elsewhere. Neither ever takes in a change larger than ``hand_cells`` that
+    covers over ``cover_cells`` cells more of the bare light squares than it uncovers: a
+    hand held still over the board (:meth:`OcclusionGate._covers`). A light square (no piece
+    ever stands there) whose inner part has changed by more than ``light_change`` also keeps
+    the stable image from refreshing: a hand, an arm or their shadow is there, however
+    piece-sized its change looks (a skin-coloured hand on a light wooden board changes
+    little but its outline). With that check one still frame is enough to refresh (it was 3
+    before it): a moved cream man, skin-coloured to the gate, is hidden only until then, and
+    the recorder's own 4 frames start a frame after the hand has gone rather than three.
+    Once the board has been still for ``piece_frames``, a change that covers the middle of a
+    playable square, is at most ``piece_cells`` cells and touches the edge over at most
+    ``piece_edge_cells`` is a piece with its lean and shadow (a tall tower, a tilted camera,
+    pale wood; a tall tower on an edge square leans and casts its shadow along the edge,
+    over more than the cell an arm is allowed; a tall tower moved one square, where it stood
+    and where it stands each leaning two cells, is one change of four or five cells, which
+    at a limit of 3 waited for the stale refresh): it neither counts as a hand nor trips the
+    light-square check. Not at once: a hand over the board pausing for a frame, its arm out
+    of the picture, looks the same. Nor does a change where the stable image did not show
+    the bare light square (within ``change`` of its light squares' median): what lay there
+    changed, nothing was put on it; nor, once the board has been still for ``piece_frames``,
+    a settled piece's shadow cast onto the light square beyond it
+    (:meth:`OcclusionGate._shadows`)."""
 
     change: float = 25.0
     still_frames: int = 1
@@ -76,6 +86,7 @@ class OcclusionSettings:
     piece_cells: float = 6.0
     piece_edge_cells: float = 1.5
     piece_frames: int = 5
+    cover_cells: float = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,19 +154,21 @@ class OcclusionGate:
         cells = self._per_cell(self._around_hands(hidden, moving))
         self._previous = colour
         self._still_count = self._still_count + 1 if motion < s.still_motion else 0
-        if (
-            self._stable is None
-            or self._still_count >= s.stale_frames
-            or (
-                self._still_count >= s.still_frames
-                and not self._hand_regions(
-                    hidden & ~(pieces := self._settled_pieces(changed, colour, stable))
-                ).any()
-                and not self._light_covered(changed & ~pieces, stable)
-            )
+        if self._stable is None or (
+            self._still_count >= s.still_frames
+            and not self._hand_regions(
+                hidden & ~(pieces := self._settled_pieces(changed, colour, stable))
+            ).any()
+            and not self._light_covered(changed & ~pieces, stable)
         ):
             self._stable = colour
-        elif (settled := changed & (unmoved >= s.stale_frames)).any():
+        elif self._still_count >= s.stale_frames or (unmoved >= s.stale_frames).any():
+            # Stale: what has stood still that long settles (the whole board, or a
+            # change on its own), but never a hand held over the board.
+            stale = self._still_count >= s.stale_frames
+            settled = ~self._covers(changed, colour, stable)
+            if not stale:
+                settled &= changed & (unmoved >= s.stale_frames)
             self._stable = np.where(settled[..., None], colour, stable)
         return Gate(cells=cells, occlusion=float(hidden.mean()), motion=motion)
 
@@ -175,6 +188,40 @@ class OcclusionGate:
         before = self._unmoved if self._unmoved is not None else np.zeros(moving.shape, np.int32)
         self._unmoved = np.where(changed & ~moving, before + 1, 0).astype(np.int32)
         return self._unmoved
+
+    def _covers(
+        self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
+    ) -> npt.NDArray[np.bool_]:
+        """The parts of ``changed`` that are a hand or arm held over the board: larger than
+        ``hand_cells`` and covering more of the bare light squares than they uncover, by
+        over ``cover_cells`` (a shadow, darkening every channel alike, covers nothing).
+        However long such a change stays still it must not settle into the stable image,
+        or the squares under it read as whatever the hand looks like (a player thinking
+        with his hand over a piece for 12 s lost the game at that ply in the e2e run,
+        before this). A hand in the stable image that has gone uncovers; a tall tower's
+        lean along the edge is smaller (1.05-1.2 cells in the e2e runs), and a lamp
+        dimmed or a player leaning into the light darkens every channel alike: those
+        settle. Parts within a quarter of a cell of each other count as one: a sleeve the
+        colour of the board splits an arm into pieces that must not settle one by one."""
+        if not changed.any():
+            return changed
+        px = self.settings.cell_px
+        now, before = self._covered(colour), self._covered(stable)
+        reach = np.ones((px // 4 + 1, px // 4 + 1), np.uint8)
+        joined = cv2.dilate(changed.astype(np.uint8), reach) > 0
+        grid, area, _ = self._regions(changed, joined)
+        added = np.bincount(
+            grid[changed & now & ~before & ~_darkened_evenly(colour, stable)],
+            minlength=len(area),
+        )
+        uncovered = np.bincount(grid[changed & before & ~now], minlength=len(area))
+        large = area > self.settings.hand_cells * px**2
+        cover = large & (added > uncovered + self.settings.cover_cells * px**2)
+        cover[0] = False  # the background label
+        # With the pixels around them: refreshed, those would bring the hand's edge into
+        # the 3x3 neighbourhoods its change is measured against, and each stale refresh
+        # would eat a pixel's rim off it.
+        return np.asarray(cover[grid], np.bool_)
 
     def _around_hands(
         self, hidden: npt.NDArray[np.bool_], moving: npt.NDArray[np.bool_]
@@ -265,9 +312,7 @@ class OcclusionGate:
         if not pieces.any():
             return pieces
         px = self.settings.cell_px
-        ratio = colour / np.maximum(stable, 1.0)
-        shade = ratio.mean(axis=2)
-        even = (np.ptp(ratio, axis=2) <= SHADOW_HUE) & (shade < SHADOW_DARKER)
+        even = _darkened_evenly(colour, stable)
         shadows = np.asarray(changed & self._light_pixels(changed.shape) & even, np.bool_)
         if not shadows.any():
             return shadows
@@ -305,25 +350,26 @@ class OcclusionGate:
 
     def _light_covered(self, changed: npt.NDArray[np.bool_], stable: FloatImage) -> bool:
         """:meth:`_light_changed`, counting only what changed where the stable image showed
-        the bare light square (:meth:`_covered_before`; worked out only where a light square
+        the bare light square (:meth:`_covered`; worked out only where a light square
         has changed at all: most frames pay nothing for it)."""
         return self._light_changed(changed) and self._light_changed(
-            changed & ~self._covered_before(stable)
+            changed & ~self._covered(stable)
         )
 
-    def _covered_before(self, stable: FloatImage) -> npt.NDArray[np.bool_]:
-        """Pixels of the light squares that did not show the bare light square in the
-        stable image: a tall tower's lean, its top or a shadow lay there. What changes
+    def _covered(self, image: FloatImage) -> npt.NDArray[np.bool_]:
+        """Pixels of the light squares that do not show the bare light square in ``image``.
+        In the stable image: a tall tower's lean, its top or a shadow lay there. What changes
         there is what covered it: the tower taken down or away, its top captured or
         crowned (lasca generated#3, bashni generated#0 hard in the e2e run); a hand put
         over a light square covers the bare square beside. The bare colour is the median
         of the stable image's light squares, not this frame's: a board fitted a row off
         shows no light square bare, and its change must count (lasca generated#1 hard,
-        whose grid fit slipped for 50 frames)."""
-        middles = self._middles(stable).transpose(0, 2, 1, 3, 4)[self._light_cells()]
-        bare = np.median(middles.reshape(-1, stable.shape[2]), axis=0)
-        was_bare = (np.abs(stable - bare) <= self.settings.change).all(axis=2)
-        covered = self._light_pixels(stable.shape[:2]) & ~was_bare
+        whose grid fit slipped for 50 frames). In a new frame: what a hand covers
+        (:meth:`_covers`), the bare colour its own, as the light may have changed."""
+        middles = self._middles(image).transpose(0, 2, 1, 3, 4)[self._light_cells()]
+        bare = np.median(middles.reshape(-1, image.shape[2]), axis=0)
+        is_bare = (np.abs(image - bare) <= self.settings.change).all(axis=2)
+        covered = self._light_pixels(image.shape[:2]) & ~is_bare
         return np.asarray(covered, np.bool_)
 
     def _light_changed(self, changed: npt.NDArray[np.bool_]) -> bool:
