@@ -162,6 +162,17 @@ def test_rendered_captured_piece_left_is_flagged_at_its_ply() -> None:
     assert line["false_alarms"] == 0, line
 
 
+def test_a_hand_held_over_the_piece_for_12_s_is_not_recorded_as_a_move() -> None:
+    """The ``ponder`` condition: before its third ply the mover's hand hovers over the
+    piece for 12 s, longer than the hand gate's stale refresh waits. The gate took the
+    hand into its stable image, the squares under it read as the hand, and the game was
+    lost at that ply (docs/vision.md, "A hand held still over the board")."""
+    game = generated_game("russian", 4, 0)
+    line = measure_rendered(game, CONDITIONS["ponder"], 0, None)
+    assert line["errors"] == 0
+    assert line["exact"] and line["flags"] == [], line
+
+
 def test_hand_left_is_the_first_hand_free_frame_after_the_ply() -> None:
     def frame(i: int, hand: bool, done: int) -> FrameFacts:
         return FrameFacts(i, i / 10, hand, done, (), (), ())

@@ -94,7 +94,9 @@ class Observer:
         self.tracker = BoardTracker(
             lambda frame: locate(frame, size, config.markers), config.tracker
         )
-        self.gate = OcclusionGate(size, config.occlusion, variant.geometry.dark_parity)
+        self.gate = OcclusionGate(
+            size, config.occlusion, variant.geometry.dark_parity, towers=variant.towers
+        )
         self.frame_index = 0
         self.last_failure: str | None = None
         intrinsics = calibration.intrinsics

@@ -46,23 +46,24 @@ def _darkened_evenly(colour: FloatImage, stable: FloatImage) -> npt.NDArray[np.b
 
 @dataclass(frozen=True, slots=True)
 class OcclusionSettings:
-    """Thresholds: ``change`` in levels (0..255) of any colour channel, ``still_frames`` before a
-    board image becomes the stable reference, ``cell_px`` the side of a cell in the
+    """Thresholds: ``change`` in levels (0..255) of any colour channel, ``still_frames``
+    before a board image becomes the stable reference, ``cell_px`` the side of a cell in the
     rectified board image given to :meth:`OcclusionGate.update`. A changed region larger
     than ``hand_cells`` cells, or reaching the board's edge (an arm comes from outside), is
     a hand and keeps the stable image from refreshing, unless the board has been still for
     ``stale_frames`` (a reference taken with a hand in it, or before a bump, must not hold
     forever); a change that has itself stood still that long settles there alone, however
-    much moves elsewhere. Neither ever takes in a change larger than ``hand_cells`` that
-    covers over ``cover_cells`` cells more of the bare light squares than it uncovers: a
-    hand held still over the board (:meth:`OcclusionGate._covers`). A light square (no piece
-    ever stands there) whose inner part has changed by more than ``light_change`` also keeps
-    the stable image from refreshing: a hand, an arm or their shadow is there, however
-    piece-sized its change looks (a skin-coloured hand on a light wooden board changes
-    little but its outline). With that check one still frame is enough to refresh (it was 3
-    before it): a moved cream man, skin-coloured to the gate, is hidden only until then, and
-    the recorder's own 4 frames start a frame after the hand has gone rather than three.
-    Once the board has been still for ``piece_frames``, a change that covers the middle of a
+    much moves elsewhere. Neither ever takes in a change larger than a piece can be
+    (``hand_cells`` on a draughts board, ``piece_cells`` in a column game) that covers over
+    ``cover_cells`` cells more of the bare light squares than it uncovers: a hand held still
+    over the board (:meth:`OcclusionGate._covers`). A light square (no piece ever stands
+    there) whose inner part has changed by more than ``light_change`` also keeps the stable
+    image from refreshing: a hand, an arm or their shadow is there, however piece-sized its
+    change looks (a skin-coloured hand on a light wooden board changes little but its
+    outline). With that check one still frame is enough to refresh (it was 3 before it): a
+    moved cream man, skin-coloured to the gate, is hidden only until then, and the
+    recorder's own 4 frames start a frame after the hand has gone rather than three. Once
+    the board has been still for ``piece_frames``, a change that covers the middle of a
     playable square, is at most ``piece_cells`` cells and touches the edge over at most
     ``piece_edge_cells`` is a piece with its lean and shadow (a tall tower, a tilted camera,
     pale wood; a tall tower on an edge square leans and casts its shadow along the edge,
@@ -130,6 +131,8 @@ class OcclusionGate:
     dark_parity: int = 1
     """Pieces stand on the cells whose ``(row + column) % 2`` is this, as in
     :attr:`rules.geometry.BoardGeometry.dark_parity` (Lasca's are the other colour)."""
+    towers: bool = False
+    """A column game's board: its towers lean over the light squares beside them."""
     _previous: npt.NDArray[np.float32] | None = None
     _stable: npt.NDArray[np.float32] | None = None
     _still_count: int = 0
@@ -193,16 +196,20 @@ class OcclusionGate:
         self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
     ) -> npt.NDArray[np.bool_]:
         """The parts of ``changed`` that are a hand or arm held over the board: larger than
-        ``hand_cells`` and covering more of the bare light squares than they uncover, by
-        over ``cover_cells`` (a shadow, darkening every channel alike, covers nothing).
-        However long such a change stays still it must not settle into the stable image,
-        or the squares under it read as whatever the hand looks like (a player thinking
-        with his hand over a piece for 12 s lost the game at that ply in the e2e run,
-        before this). A hand in the stable image that has gone uncovers; a tall tower's
-        lean along the edge is smaller (1.05-1.2 cells in the e2e runs), and a lamp
-        dimmed or a player leaning into the light darkens every channel alike: those
-        settle. Parts within a quarter of a cell of each other count as one: a sleeve the
-        colour of the board splits an arm into pieces that must not settle one by one."""
+        a piece can be and covering more of the bare light squares than they uncover, by
+        over ``cover_cells`` (a shadow, darkening every channel alike, covers nothing). A
+        draughts man or king leans no further than its own square, so anything over
+        ``hand_cells`` is larger; in a column game a tall tower moved, with its lean over
+        the light squares and its shadow, may be up to ``piece_cells`` (bashni generated#2
+        hard in the e2e run: a tower's change of 2 cells covering 0.6 cell of light square,
+        held as a hand, lost the game at ply 54).
+        However long such a change stays still it must not settle into the stable image, or
+        the squares under it read as whatever the hand looks like (a player thinking with
+        his hand over a piece for 12 s lost the game at that ply in the e2e run, before
+        this). A hand in the stable image that has gone uncovers, and a lamp dimmed or a
+        player leaning into the light darkens every channel alike: those settle. Parts
+        within a quarter of a cell of each other count as one: a sleeve the colour of the
+        board splits an arm into pieces that must not settle one by one."""
         if not changed.any():
             return changed
         px = self.settings.cell_px
@@ -215,7 +222,8 @@ class OcclusionGate:
             minlength=len(area),
         )
         uncovered = np.bincount(grid[changed & before & ~now], minlength=len(area))
-        large = area > self.settings.hand_cells * px**2
+        piece = self.settings.piece_cells if self.towers else self.settings.hand_cells
+        large = area > piece * px**2
         cover = large & (added > uncovered + self.settings.cover_cells * px**2)
         cover[0] = False  # the background label
         # With the pixels around them: refreshed, those would bring the hand's edge into
