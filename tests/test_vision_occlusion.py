@@ -232,6 +232,25 @@ def test_a_hand_held_still_over_the_board_is_never_taken_into_it() -> None:
         assert gone[-1].occlusion == 0.0
 
 
+def test_a_towers_lean_over_light_squares_settles_in_a_column_game() -> None:
+    """bashni generated#2 hard: a tall tower moved, its lean over the light squares beside
+    it, one change of some 2 cells covering part of two light squares. Held as a hand's
+    cover, it cost the game at ply 54. In a column game a change no larger than a tower
+    can be is no hand's cover: it settles while a hand moves elsewhere."""
+    board = _board()
+    lean = board.copy()
+    cv2.ellipse(lean, (72, 56), (8, 26), 0, 0, 360, SIDE, -1)  # (3, 4), over (2, 4), (4, 4)
+    gate = OcclusionGate(8, towers=True)
+    _settled(gate, board)
+    for k in range(gate.settings.stale_frames + 2):
+        frame = lean.copy()
+        x = 10 + (k % 6) * 4
+        frame[100:128, x : x + 24] = (112, 150, 210)  # a hand moving about, never still
+        busy = gate.update(frame)
+    assert busy.cells[1:6, 4].max() == 0.0
+    assert gate.update(lean).occlusion == 0.0
+
+
 def test_a_hand_in_the_first_frame_leaves_the_stable_board_once_gone() -> None:
     """The first frame becomes the stable image whatever is in it; a hand there must not
     hold forever. Where it was, the board now shows bare light squares it covered: that

@@ -53,15 +53,15 @@ class OcclusionSettings:
     a hand and keeps the stable image from refreshing, unless the board has been still for
     ``stale_frames`` (a reference taken with a hand in it, or before a bump, must not hold
     forever); a change that has itself stood still that long settles there alone, however
-    much moves elsewhere. Neither ever takes in a change larger than a piece can be
-    (``hand_cells`` on a draughts board, ``piece_cells`` in a column game) that covers over
-    ``cover_cells`` cells more of the bare light squares than it uncovers: a hand held still
-    over the board (:meth:`OcclusionGate._covers`). A light square (no piece ever stands
-    there) whose inner part has changed by more than ``light_change`` also keeps the stable
-    image from refreshing: a hand, an arm or their shadow is there, however piece-sized its
-    change looks (a skin-coloured hand on a light wooden board changes little but its
-    outline). With that check one still frame is enough to refresh (it was 3 before it): a
-    moved cream man, skin-coloured to the gate, is hidden only until then, and the
+    much moves elsewhere. Neither ever takes in a change larger than ``hand_cells`` that
+    covers over ``cover_cells`` cells (in a column game, whose towers lean,
+    ``tower_cover_cells``) more of the bare light squares than it uncovers: a hand held
+    still over the board (:meth:`OcclusionGate._covers`). A light square (no piece ever
+    stands there) whose inner part has changed by more than ``light_change`` also keeps the
+    stable image from refreshing: a hand, an arm or their shadow is there, however piece-
+    sized its change looks (a skin-coloured hand on a light wooden board changes little but
+    its outline). With that check one still frame is enough to refresh (it was 3 before it):
+    a moved cream man, skin-coloured to the gate, is hidden only until then, and the
     recorder's own 4 frames start a frame after the hand has gone rather than three. Once
     the board has been still for ``piece_frames``, a change that covers the middle of a
     playable square, is at most ``piece_cells`` cells and touches the edge over at most
@@ -88,6 +88,7 @@ class OcclusionSettings:
     piece_edge_cells: float = 1.5
     piece_frames: int = 5
     cover_cells: float = 0.25
+    tower_cover_cells: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +133,8 @@ class OcclusionGate:
     """Pieces stand on the cells whose ``(row + column) % 2`` is this, as in
     :attr:`rules.geometry.BoardGeometry.dark_parity` (Lasca's are the other colour)."""
     towers: bool = False
-    """A column game's board: its towers lean over the light squares beside them."""
+    """A column game's board: its towers lean over the light squares beside them
+    (:meth:`_covers`)."""
     _previous: npt.NDArray[np.float32] | None = None
     _stable: npt.NDArray[np.float32] | None = None
     _still_count: int = 0
@@ -196,13 +198,13 @@ class OcclusionGate:
         self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
     ) -> npt.NDArray[np.bool_]:
         """The parts of ``changed`` that are a hand or arm held over the board: larger than
-        a piece can be and covering more of the bare light squares than they uncover, by
+        ``hand_cells`` and covering more of the bare light squares than they uncover, by
         over ``cover_cells`` (a shadow, darkening every channel alike, covers nothing). A
-        draughts man or king leans no further than its own square, so anything over
-        ``hand_cells`` is larger; in a column game a tall tower moved, with its lean over
-        the light squares and its shadow, may be up to ``piece_cells`` (bashni generated#2
-        hard in the e2e run: a tower's change of 2 cells covering 0.6 cell of light square,
-        held as a hand, lost the game at ply 54).
+        draughts man or king leans no further than its own square; in a column game a
+        tall tower moved leans over the light square beside it, so there the margin is
+        ``tower_cover_cells``, a light square's worth (bashni generated#2 hard in the e2e
+        run: a tower's change of 2 cells covering 0.6 cell of light square, held as a
+        hand, lost the game at ply 54; a hand pondering over a bashni board covers 2).
         However long such a change stays still it must not settle into the stable image, or
         the squares under it read as whatever the hand looks like (a player thinking with
         his hand over a piece for 12 s lost the game at that ply in the e2e run, before
@@ -222,9 +224,10 @@ class OcclusionGate:
             minlength=len(area),
         )
         uncovered = np.bincount(grid[changed & before & ~now], minlength=len(area))
-        piece = self.settings.piece_cells if self.towers else self.settings.hand_cells
-        large = area > piece * px**2
-        cover = large & (added > uncovered + self.settings.cover_cells * px**2)
+        s = self.settings
+        margin = s.tower_cover_cells if self.towers else s.cover_cells
+        large = area > s.hand_cells * px**2
+        cover = large & (added > uncovered + margin * px**2)
         cover[0] = False  # the background label
         # With the pixels around them: refreshed, those would bring the hand's edge into
         # the 3x3 neighbourhoods its change is measured against, and each stale refresh
