@@ -373,10 +373,11 @@ class OcclusionGate:
         there is what covered it: the tower taken down or away, its top captured or
         crowned (lasca generated#3, bashni generated#0 hard in the e2e run); a hand put
         over a light square covers the bare square beside. The bare colour is the median
-        of the stable image's light squares, not this frame's: a board fitted a row off
-        shows no light square bare, and its change must count (lasca generated#1 hard,
-        whose grid fit slipped for 50 frames). In a new frame: what a hand covers
-        (:meth:`_covers`), the bare colour its own, as the light may have changed."""
+        of ``image``'s own light squares: for the stable image its own, not the new
+        frame's, since a board fitted a row off shows no light square bare and its change
+        must count (lasca generated#1 hard, whose grid fit slipped for 50 frames). In a new
+        frame: what a hand covers (:meth:`_covers`), against the new frame's bare colour,
+        as the light may have changed."""
         middles = self._middles(image).transpose(0, 2, 1, 3, 4)[self._light_cells()]
         bare = np.median(middles.reshape(-1, image.shape[2]), axis=0)
         is_bare = (np.abs(image - bare) <= self.settings.change).all(axis=2)
