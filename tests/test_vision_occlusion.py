@@ -251,6 +251,45 @@ def test_a_towers_lean_over_light_squares_settles_in_a_column_game() -> None:
     assert gate.update(lean).occlusion == 0.0
 
 
+def test_a_hand_pondering_over_a_column_board_stays_hidden_as_its_cover_sways() -> None:
+    """bashni generated#0 under the e2e run's ponder condition: a hand held over the board
+    covers about one cell of light square, around the column game's margin, and a frame
+    in which it covered a little less settled it into the stable image (the game lost at
+    ply 9). Once a cover, it stays one while it covers over the draughts margin: its
+    squares stay hidden through the frames it lifts a little, and read at once when it
+    has gone."""
+    board = _board()
+    lifted = board.copy()
+    lifted[112:128, 55:81] = SLEEVE  # the wrist at the edge, over 0.6 cell of (7, 3)
+    hand = lifted.copy()
+    hand[80:112, 56:80] = SLEEVE  # the hand, over (5, 3) and (6, 4): 2.1 cells in all
+    gate = OcclusionGate(8, towers=True)
+    _settled(gate, board)
+    stale = gate.settings.stale_frames
+    frames = [lifted if k > stale and k % 10 == 0 else hand for k in range(3 * stale)]
+    held = [(gate.update(frame), frame is hand) for frame in frames]
+    assert all(g.cells[6, 4] > 0.3 for g, over in held[stale:] if over)
+    gone = [gate.update(board) for _ in range(2)]
+    assert gone[-1].occlusion == 0.0
+
+
+def test_a_hand_larger_than_a_tower_covers_at_the_draughts_margin_in_a_column_game() -> None:
+    """bashni generated#0 under ponder, ply 12: a hand the colour of the light squares
+    held over the board, a change of 13 cells (it shows only over the dark squares and
+    the pieces) covering 0.65 cell of bare light square, under the column margin: it
+    settled and the game was lost. No tower with its lean is larger than
+    ``piece_cells``: past that, the draughts margin tells a hand's cover."""
+    board = _board()
+    hand = board.copy()
+    hand[64:128, 32:80] = (160, 195, 215)  # over 12 cells from the edge, the light squares' colour
+    hand[80:88, 48:64] = SLEEVE  # a cuff over half of the light square (5, 3)
+    gate = OcclusionGate(8, towers=True)
+    _settled(gate, board)
+    held = [gate.update(hand) for _ in range(2 * gate.settings.stale_frames)]
+    assert held[-1].cells[5, 2] > 0.3 and held[-1].cells[6, 3] > 0.3
+    assert gate.update(board).occlusion == 0.0
+
+
 def test_a_hand_in_the_first_frame_leaves_the_stable_board_once_gone() -> None:
     """The first frame becomes the stable image whatever is in it; a hand there must not
     hold forever. Where it was, the board now shows bare light squares it covered: that

@@ -54,9 +54,9 @@ class OcclusionSettings:
     ``stale_frames`` (a reference taken with a hand in it, or before a bump, must not hold
     forever); a change that has itself stood still that long settles there alone, however
     much moves elsewhere. Neither ever takes in a change larger than ``hand_cells`` that
-    covers over ``cover_cells`` cells (in a column game, whose towers lean,
-    ``tower_cover_cells``) more of the bare light squares than it uncovers: a hand held
-    still over the board (:meth:`OcclusionGate._covers`). A light square (no piece ever
+    covers over ``cover_cells`` cells (in a column game, whose towers lean, a change no
+    larger than ``piece_cells`` over ``tower_cover_cells``) more of the bare light squares
+    than it uncovers: a hand held still over the board (:meth:`OcclusionGate._covers`). A light square (no piece ever
     stands there) whose inner part has changed by more than ``light_change`` also keeps the
     stable image from refreshing: a hand, an arm or their shadow is there, however piece-
     sized its change looks (a skin-coloured hand on a light wooden board changes little but
@@ -88,7 +88,7 @@ class OcclusionSettings:
     piece_edge_cells: float = 1.5
     piece_frames: int = 5
     cover_cells: float = 0.25
-    tower_cover_cells: float = 1.0
+    tower_cover_cells: float = 0.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +140,9 @@ class OcclusionGate:
     _still_count: int = 0
     _unmoved: npt.NDArray[np.int32] | None = None
     """Per pixel, the frames it has shown a still change (:meth:`_count_unmoved`)."""
+    _cover: npt.NDArray[np.bool_] | None = None
+    """The last frame's hand held over the board (:meth:`_covers`), None if it was not
+    looked for."""
 
     def update(self, board_bgr: Image) -> Gate:
         """Gate one rectified board image (N*cell_px square, BGR)."""
@@ -167,14 +170,18 @@ class OcclusionGate:
             and not self._light_covered(changed & ~pieces, stable)
         ):
             self._stable = colour
+            self._cover = None
         elif self._still_count >= s.stale_frames or (unmoved >= s.stale_frames).any():
             # Stale: what has stood still that long settles (the whole board, or a
             # change on its own), but never a hand held over the board.
             stale = self._still_count >= s.stale_frames
-            settled = ~self._covers(changed, colour, stable)
+            self._cover = self._covers(changed, colour, stable, self._cover)
+            settled = ~self._cover
             if not stale:
                 settled &= changed & (unmoved >= s.stale_frames)
             self._stable = np.where(settled[..., None], colour, stable)
+        else:
+            self._cover = None
         return Gate(cells=cells, occlusion=float(hidden.mean()), motion=motion)
 
     def _count_unmoved(
@@ -195,23 +202,32 @@ class OcclusionGate:
         return self._unmoved
 
     def _covers(
-        self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
+        self,
+        changed: npt.NDArray[np.bool_],
+        colour: FloatImage,
+        stable: FloatImage,
+        held: npt.NDArray[np.bool_] | None = None,
     ) -> npt.NDArray[np.bool_]:
         """The parts of ``changed`` that are a hand or arm held over the board: larger than
         ``hand_cells`` and covering more of the bare light squares than they uncover, by
-        over ``cover_cells`` (a shadow, darkening every channel alike, covers nothing). A
-        draughts man or king leans no further than its own square; in a column game a
-        tall tower moved leans over the light square beside it, so there the margin is
-        ``tower_cover_cells``, a light square's worth (bashni generated#2 hard in the e2e
-        run: a tower's change of 2 cells covering 0.6 cell of light square, held as a
-        hand, lost the game at ply 54; a hand pondering over a bashni board covers 2).
+        over ``cover_cells`` (a shadow, darkening every channel alike, covers nothing).
         However long such a change stays still it must not settle into the stable image, or
         the squares under it read as whatever the hand looks like (a player thinking with
         his hand over a piece for 12 s lost the game at that ply in the e2e run, before
         this). A hand in the stable image that has gone uncovers, and a lamp dimmed or a
         player leaning into the light darkens every channel alike: those settle. Parts
         within a quarter of a cell of each other count as one: a sleeve the colour of the
-        board splits an arm into pieces that must not settle one by one."""
+        board splits an arm into pieces that must not settle one by one.
+
+        A draughts man or king leans no further than its own square; in a column game a
+        tall tower moved leans over the light square beside it, so a change no larger than
+        a tower with its lean (``piece_cells``) needs ``tower_cover_cells`` (bashni
+        generated#2 hard in the e2e run: a tower's change of 2 cells covering 0.6 cell of
+        light square, held as a hand, lost the game at ply 54; pondering hands over bashni
+        boards covered 0.97-2.2). A part of the last frame's cover (``held``) stays one
+        while it covers over ``cover_cells``: a hand's sway must not take it under the
+        column margin for one frame and settle it (bashni generated#0 under ponder, lost
+        at ply 9 before this)."""
         if not changed.any():
             return changed
         px = self.settings.cell_px
@@ -225,9 +241,14 @@ class OcclusionGate:
         )
         uncovered = np.bincount(grid[changed & before & ~now], minlength=len(area))
         s = self.settings
-        margin = s.tower_cover_cells if self.towers else s.cover_cells
+        # A tower with its lean is at most piece_cells: past that, the draughts margin.
+        tower_sized = area <= s.piece_cells * px**2
+        margin = np.where(self.towers & tower_sized, s.tower_cover_cells, s.cover_cells)
         large = area > s.hand_cells * px**2
         cover = large & (added > uncovered + margin * px**2)
+        if held is not None:  # once a hand, the draughts margin keeps it one
+            still_held = np.bincount(grid[held & changed], minlength=len(area)) > 0
+            cover |= large & still_held & (added > uncovered + s.cover_cells * px**2)
         cover[0] = False  # the background label
         # With the pixels around them: refreshed, those would bring the hand's edge into
         # the 3x3 neighbourhoods its change is measured against, and each stale refresh
