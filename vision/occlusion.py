@@ -56,26 +56,26 @@ class OcclusionSettings:
     much moves elsewhere. Neither ever takes in a change larger than ``hand_cells`` that
     covers over ``cover_cells`` cells (in a column game, whose towers lean, a change no
     larger than ``piece_cells`` over ``tower_cover_cells``) more of the bare light squares
-    than it uncovers: a hand held still over the board (:meth:`OcclusionGate._covers`). A light square (no piece ever
-    stands there) whose inner part has changed by more than ``light_change`` also keeps the
-    stable image from refreshing: a hand, an arm or their shadow is there, however piece-
-    sized its change looks (a skin-coloured hand on a light wooden board changes little but
-    its outline). With that check one still frame is enough to refresh (it was 3 before it):
-    a moved cream man, skin-coloured to the gate, is hidden only until then, and the
-    recorder's own 4 frames start a frame after the hand has gone rather than three. Once
-    the board has been still for ``piece_frames``, a change that covers the middle of a
-    playable square, is at most ``piece_cells`` cells and touches the edge over at most
-    ``piece_edge_cells`` is a piece with its lean and shadow (a tall tower, a tilted camera,
-    pale wood; a tall tower on an edge square leans and casts its shadow along the edge,
-    over more than the cell an arm is allowed; a tall tower moved one square, where it stood
-    and where it stands each leaning two cells, is one change of four or five cells, which
-    at a limit of 3 waited for the stale refresh): it neither counts as a hand nor trips the
-    light-square check. Not at once: a hand over the board pausing for a frame, its arm out
-    of the picture, looks the same. Nor does a change where the stable image did not show
-    the bare light square (within ``change`` of its light squares' median): what lay there
-    changed, nothing was put on it; nor, once the board has been still for ``piece_frames``,
-    a settled piece's shadow cast onto the light square beyond it
-    (:meth:`OcclusionGate._shadows`)."""
+    than it uncovers: a hand held still over the board (:meth:`OcclusionGate._covers`). A
+    light square (no piece ever stands there) whose inner part has changed by more than
+    ``light_change`` also keeps the stable image from refreshing: a hand, an arm or their
+    shadow is there, however piece-sized its change looks (a skin-coloured hand on a light
+    wooden board changes little but its outline). With that check one still frame is enough
+    to refresh (it was 3 before it): a moved cream man, skin-coloured to the gate, is hidden
+    only until then, and the recorder's own 4 frames start a frame after the hand has gone
+    rather than three. Once the board has been still for ``piece_frames``, a change that
+    covers the middle of a playable square, is at most ``piece_cells`` cells and touches the
+    edge over at most ``piece_edge_cells`` is a piece with its lean and shadow (a tall
+    tower, a tilted camera, pale wood; a tall tower on an edge square leans and casts its
+    shadow along the edge, over more than the cell an arm is allowed; a tall tower moved one
+    square, where it stood and where it stands each leaning two cells, is one change of four
+    or five cells, which at a limit of 3 waited for the stale refresh): it neither counts as
+    a hand nor trips the light-square check. Not at once: a hand over the board pausing for
+    a frame, its arm out of the picture, looks the same. Nor does a change where the stable
+    image did not show the bare light square (within ``change`` of its light squares'
+    median): what lay there changed, nothing was put on it; nor, once the board has been
+    still for ``piece_frames``, a settled piece's shadow cast onto the light square beyond
+    it (:meth:`OcclusionGate._shadows`)."""
 
     change: float = 25.0
     still_frames: int = 1
