@@ -247,7 +247,9 @@ class _Candidate:
 
 @dataclass(slots=True)
 class _Restore:
-    """The state before an irregularity, in case the players put the board back."""
+    """The state before an irregularity, in case the players put the board back, or the
+    moves that follow show there was none (:meth:`Recorder._healed`). It outlives the
+    legal plies recorded after the irregularity, up to ``catch_up_plies`` of them."""
 
     position: Position
     record_length: int
@@ -297,6 +299,8 @@ class Recorder:
         self._pending_picture: Picture | None = None
         self._pending_since = 0.0
         self._searched: dict[tuple[Position, Picture, tuple[Seq, ...]], list[Seq]] = {}
+        self._heals: dict[tuple[Position, Picture], list[Seq]] = {}
+        """Sequences from the position before an irregularity (:meth:`_healed`)."""
         self._open: tuple[Seq, ...] = ()
         """Sequences an earlier picture fitted, ending differently on squares not read."""
         self._restore: _Restore | None = None
@@ -593,9 +597,12 @@ class Recorder:
             self._set_pending(picture, window_start)
             return
         waited = now - self._pending_since
-        if self._restore is not None and self._try_restore(picture, window_start):
-            return
         cfg = self.config
+        if self._restore is not None and (
+            self._try_restore(picture, window_start)
+            or (waited >= cfg.catch_up_wait_seconds and self._healed(picture, window_start))
+        ):
+            return
         if (
             waited >= cfg.catch_up_wait_seconds
             and self._seen_picture
@@ -786,7 +793,9 @@ class Recorder:
             self._check_crowns(picture, time, m)
             self._tolerate = _moved_tolerance(before, m, self._tolerate)
             self._crown_due = _moved_crowns(before, m, self._crown_due, self.ply)
-        self._restore = None
+        r = self._restore
+        if r is not None and self.ply - r.record_length > self.config.catch_up_plies:
+            self._restore = None
         self._note_crowns(picture)
 
     def _push(self, move: Move, time: float, alternatives: tuple[str, ...] = ()) -> None:
@@ -875,13 +884,15 @@ class Recorder:
         self.position = position
         self._candidates = None
         self._searched.clear()
+        self._heals.clear()
         self._open = ()
         self._visits.reset()
 
     def _flag(self, finding: arbiter.Finding, time: float, picture: Picture) -> None:
         ply = self.ply + 1 if finding.is_move else self.ply
         names = tuple(self.variant.geometry.name(sq) for sq in finding.squares)
-        self._restore = _Restore(self.position, self.ply, self._tolerate, dict(self._crown_due))
+        if self._restore is None:  # else the state before the first of them stays
+            self._restore = _Restore(self.position, self.ply, self._tolerate, dict(self._crown_due))
         self._visits.reset()
         self._emit_flag(finding.kind, ply, finding.evidence, names, time)
         if finding.kind is IrregularityKind.BOARD_ROTATED:
@@ -937,14 +948,56 @@ class Recorder:
         assert r is not None
         if picture.mismatch(r.position, r.tolerate) != 0:
             return False
+        self._go_back(r, time, "irregularity corrected")
+        return True
+
+    def _healed(self, picture: Picture, time: float) -> bool:
+        """Legal plies from the position before the irregularity explain the picture: it was
+        none, or it was put right and play went on. A hand held still over a piece (a
+        player thinking) may hide it from the camera long enough to be flagged as taken;
+        when he then plays, the board shows the legal move from where the game really
+        stood, which nothing from the flagged position explains. The record goes back and
+        the plies are recorded; the flag stays for the arbiter. Only when the picture
+        admits one end, and only if the game left the rules since (an irregular ply, or a
+        position taken from the board)."""
+        r = self._restore
+        assert r is not None
+        if not self._irregular_since(r):
+            return False
+        key = (r.position, picture)
+        if key not in self._heals:
+            depths = range(1, self.config.catch_up_plies + 1)
+            self._heals[key] = _sequences(r.position, r.tolerate, picture, depths)
+        sequences = self._heals[key]
+        ends = {_end(r.position, seq) for seq in sequences}
+        if len(ends) != 1:
+            return False
+        shortest = [seq for seq in sequences if len(seq) == len(sequences[0])]
+        self._go_back(r, time, "irregularity undone by the moves that followed")
+        self._record_plies(
+            shortest[0], time, picture, tuple(" ".join(self._names(s)) for s in shortest[1:6])
+        )
+        return True
+
+    def _irregular_since(self, r: _Restore) -> bool:
+        """Whether the game left the rules after ``r``: an irregular ply, or a position
+        taken from the board."""
+        position = r.position
+        for ply in self.record[r.record_length :]:
+            if ply.move is None or ply.before != position:
+                return True
+            position = ply.after
+        return position != self.position
+
+    def _go_back(self, r: _Restore, time: float, reason: str) -> None:
+        """Back to the state ``r`` kept: the record cut to its plies."""
         del self.record[r.record_length :]
         self._tolerate, self._crown_due = r.tolerate, dict(r.crown_due)
         self._set_position(r.position)
         self._rebuild_game()
         self._restore = None
         self._set_pending(None)
-        self._emit(Resynchronised(self.ply, r.position.fen(), "irregularity corrected", time))
-        return True
+        self._emit(Resynchronised(self.ply, r.position.fen(), reason, time))
 
     def _emit(self, event: Event) -> None:
         self.messages.append(
@@ -1088,6 +1141,13 @@ def _sequences(start: Position, tolerate: Bitboard, picture: Picture, depths: ra
         return memo[node]
 
     return [seq for depth in depths for seq in search(start, depth, tolerate)]
+
+
+def _end(position: Position, moves: Seq) -> Position:
+    """The position after ``moves``."""
+    for m in moves:
+        position = position.play(m)
+    return position
 
 
 def _mover(position: Position, picture: Picture) -> Color | None:

@@ -417,3 +417,71 @@ def test_a_move_taken_back_and_left_so_is_flagged(shared_data: Path) -> None:
     recorder = _run(sim, "international")
     assert [(f.kind, f.ply) for f in recorder.flags] == [(K.MOVE_TAKEN_BACK, 6)]
     assert recorder.ply == 5 and recorder.position == position
+
+
+@pytest.mark.parametrize(("variant", "unseen"), [("international", 1), ("english", 2)])
+def test_a_piece_a_still_hand_hid_long_enough_to_be_flagged_is_recorded_as_played(
+    shared_data: Path, variant: str, unseen: int
+) -> None:
+    """A player thinks with his hand held still over the man he will move: the camera
+    reads the man's square empty for 4 s, and the recorder flags the man as removed. He
+    then plays (with ``unseen`` = 2 the camera misses the reply as well): nothing from the
+    flagged position explains the board, the legal plies from where the game stood do,
+    so the record goes back and takes them; the flag stays for the arbiter."""
+    game = shared_games(shared_data, variant, 1)[0]
+    k = 6
+    sim = Simulator(game.variant, NOISE, seed=15)
+    position = game.start
+    sim.settle(tops_of(position))
+    for move in game.moves[:k]:
+        position = sim.play(position, move)
+    pondered = game.moves[k].path[0]
+    hidden = list(tops_of(position))
+    hidden[pondered] = Top.EMPTY
+    sim.hand(tops_of(position))
+    sim.settle(tuple(hidden), STAND_FRAMES)
+    for move in game.moves[k : k + unseen]:
+        sim.hidden(tops_of(position))
+        position = position.play(move)
+    sim.show(tops_of(position))
+    for move in game.moves[k + unseen : k + 3]:
+        position = sim.play(position, move)
+    sim.settle(tops_of(position), 20)
+
+    recorder = _run(sim, variant)
+
+    (flag,) = recorder.flags
+    assert flag.ply in (k, k + 1)
+    resyncs = [e for e in recorder.events if isinstance(e, Resynchronised)]
+    assert resyncs[-1].reason == "irregularity undone by the moves that followed"
+    assert [r.move for r in recorder.record] == list(game.moves[: k + 3])
+    assert recorder.position == position
+    (read,) = read_games_text(recorder.scoresheet())
+    assert read.moves == list(game.moves[: k + 3])
+
+
+def test_a_captured_piece_taken_off_a_move_late_puts_the_record_right(
+    shared_data: Path,
+) -> None:
+    """A captured man is left on the board (flagged), the opponent replies, and then the
+    man is taken off: the board shows the capture and the reply as the rules have them,
+    and the record goes back to them (the reply was recorded from the flagged position)."""
+    game, inj = _game(shared_data, "international", _captured_piece_left)
+    capture = game.moves[inj.ply]
+    sim = Simulator(game.variant, NOISE, seed=16)
+    position = game.start
+    sim.settle(tops_of(position))
+    for move in game.moves[: inj.ply]:
+        position = sim.play(position, move)
+    captured = position.play(capture)
+    sim.show(inj.board, STAND_FRAMES)
+    reply = next(m for m in inj.after.legal_moves() if m in captured.legal_moves())
+    sim.play(inj.after, reply)
+    after = captured.play(reply)
+    sim.show(tops_of(after), 20)
+
+    recorder = _run(sim, "international")
+
+    assert [f.kind for f in recorder.flags] == [K.CAPTURED_PIECE_LEFT]
+    assert [r.move for r in recorder.record] == [*game.moves[: inj.ply], capture, reply]
+    assert recorder.position == after
