@@ -293,13 +293,33 @@ def test_a_hand_larger_than_a_tower_covers_at_the_draughts_margin_in_a_column_ga
 def test_a_hand_in_the_first_frame_leaves_the_stable_board_once_gone() -> None:
     """The first frame becomes the stable image whatever is in it; a hand there must not
     hold forever. Where it was, the board now shows bare light squares it covered: that
-    uncovers, and settles after ``stale_frames``."""
+    uncovers, and settles once the board has been still for ``piece_frames``."""
     gate = OcclusionGate(8)
     gate.update(_hand_over_the_board())
     stale = gate.settings.stale_frames
     readings = [gate.update(_board()) for _ in range(stale + 2)]
     assert readings[0].cells[4, 2] > 0.3  # hidden at first, as any arm-sized change
     assert readings[-1].occlusion == 0.0
+
+
+def test_a_hand_the_stale_refresh_took_in_leaves_the_stable_board_once_gone() -> None:
+    """brazilian generated#0 under ponder: a hand the colour of the light squares, held
+    still, covers no bare light square but with its shadow, so nothing tells it from the
+    board, and the stale refresh takes it in. When it has gone, its shadow's squares show
+    bare again: that is a hand gone, not one come, and it settles as soon as the board
+    is still for ``piece_frames``. As a hand-sized change it held the stable image for 17 s
+    and two moves, every frame dropped."""
+    board = _board()
+    hand = board.copy()
+    hand[64:128, 32:48] = (160, 195, 215)  # a hand up column 2 from the bottom edge
+    hand[64:128, 48:58] = hand[64:128, 48:58] // 2  # its shadow over column 3
+    gate = OcclusionGate(8)
+    _settled(gate, board)
+    held = [gate.update(hand) for _ in range(gate.settings.stale_frames + 2)]
+    assert held[-1].occlusion == 0.0  # taken in
+    gone = [gate.update(board) for _ in range(gate.settings.piece_frames + 2)]
+    assert gone[0].cells[5, 2] > 0.3  # a change, hidden as a hand's at first
+    assert gone[-1].occlusion == 0.0
 
 
 def test_a_shadow_held_over_the_board_settles_into_it() -> None:

@@ -56,7 +56,10 @@ class OcclusionSettings:
     much moves elsewhere. Neither ever takes in a change larger than ``hand_cells`` that
     covers over ``cover_cells`` cells (in a column game, whose towers lean, a change no
     larger than ``piece_cells`` over ``tower_cover_cells``) more of the bare light squares
-    than it uncovers: a hand held still over the board (:meth:`OcclusionGate._covers`). A
+    than it uncovers: a hand held still over the board (:meth:`OcclusionGate._covers`). One
+    that uncovers more than it covers, by over ``cover_cells``, is a hand gone that a stale
+    refresh took in, and settles once the board has been still for ``piece_frames``
+    (:meth:`OcclusionGate._revealed`). A
     light square (no piece ever stands there) whose inner part has changed by more than
     ``light_change`` also keeps the stable image from refreshing: a hand, an arm or their
     shadow is there, however piece-sized its change looks (a skin-coloured hand on a light
@@ -182,6 +185,9 @@ class OcclusionGate:
             self._stable = np.where(settled[..., None], colour, stable)
         else:
             self._cover = None
+            if self._still_count >= s.piece_frames:
+                revealed = self._revealed(changed, colour, stable)
+                self._stable = np.where(revealed[..., None], colour, stable)
         return Gate(cells=cells, occlusion=float(hidden.mean()), motion=motion)
 
     def _count_unmoved(
@@ -231,15 +237,7 @@ class OcclusionGate:
         if not changed.any():
             return changed
         px = self.settings.cell_px
-        now, before = self._covered(colour), self._covered(stable)
-        reach = np.ones((px // 4 + 1, px // 4 + 1), np.uint8)
-        joined = cv2.dilate(changed.astype(np.uint8), reach) > 0
-        grid, area, _ = self._regions(changed, joined)
-        added = np.bincount(
-            grid[changed & now & ~before & ~_darkened_evenly(colour, stable)],
-            minlength=len(area),
-        )
-        uncovered = np.bincount(grid[changed & before & ~now], minlength=len(area))
+        grid, area, added, uncovered = self._light_balance(changed, colour, stable)
         s = self.settings
         # A tower with its lean is at most piece_cells: past that, the draughts margin.
         tower_sized = area <= s.piece_cells * px**2
@@ -254,6 +252,45 @@ class OcclusionGate:
         # the 3x3 neighbourhoods its change is measured against, and each stale refresh
         # would eat a pixel's rim off it.
         return np.asarray(cover[grid], np.bool_)
+
+    def _revealed(
+        self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
+    ) -> npt.NDArray[np.bool_]:
+        """The parts of ``changed`` that show more of the bare light squares than the stable
+        image did, by over ``cover_cells``: a hand held still long enough to be taken in
+        by a stale refresh (a hand the colour of the light squares, which
+        :meth:`_covers` cannot see) has gone, and the board shows again what it hid. As
+        a hand such a part would hold the stable image until the whole board stood still
+        for ``stale_frames``, and every frame meanwhile would be dropped (brazilian
+        generated#0 under ponder in the e2e run: 17 s and two moves unseen after ply 6).
+        A hand coming in covers light squares; it reveals none."""
+        if not changed.any():
+            return changed
+        grid, _, added, uncovered = self._light_balance(changed, colour, stable)
+        revealed = uncovered > added + self.settings.cover_cells * self.settings.cell_px**2
+        revealed[0] = False  # the background label
+        return np.asarray(changed & revealed[grid], np.bool_)
+
+    def _light_balance(
+        self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
+    ) -> tuple[
+        npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]
+    ]:
+        """The parts of ``changed`` (those within a quarter of a cell of each other joined)
+        and, per part, its area and how many pixels of bare light square it covers and
+        uncovers (:meth:`_covered`; a shadow, darkening every channel alike, covers
+        nothing)."""
+        px = self.settings.cell_px
+        now, before = self._covered(colour), self._covered(stable)
+        reach = np.ones((px // 4 + 1, px // 4 + 1), np.uint8)
+        joined = cv2.dilate(changed.astype(np.uint8), reach) > 0
+        grid, area, _ = self._regions(changed, joined)
+        added = np.bincount(
+            grid[changed & now & ~before & ~_darkened_evenly(colour, stable)],
+            minlength=len(area),
+        )
+        uncovered = np.bincount(grid[changed & before & ~now], minlength=len(area))
+        return grid, area, added, uncovered
 
     def _around_hands(
         self, hidden: npt.NDArray[np.bool_], moving: npt.NDArray[np.bool_]
