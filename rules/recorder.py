@@ -622,6 +622,7 @@ class Recorder:
         self._set_pending(None)
         self._seen_picture = True
         if finding is None:
+            self._keep_restore()
             self._emit(PositionUnexplained(self.ply, picture.grid(), window_start))
             mover = _mover(self.position, picture)
             self._resync(
@@ -891,8 +892,7 @@ class Recorder:
     def _flag(self, finding: arbiter.Finding, time: float, picture: Picture) -> None:
         ply = self.ply + 1 if finding.is_move else self.ply
         names = tuple(self.variant.geometry.name(sq) for sq in finding.squares)
-        if self._restore is None:  # else the state before the first of them stays
-            self._restore = _Restore(self.position, self.ply, self._tolerate, dict(self._crown_due))
+        self._keep_restore()
         self._visits.reset()
         self._emit_flag(finding.kind, ply, finding.evidence, names, time)
         if finding.kind is IrregularityKind.BOARD_ROTATED:
@@ -914,6 +914,11 @@ class Recorder:
             self._candidates = None
             return
         self._resync(finding.after, time, finding.kind.value, finding.is_move, finding.notation)
+
+    def _keep_restore(self) -> None:
+        """Keep the state before an irregularity (after several, the one before the first)."""
+        if self._restore is None:
+            self._restore = _Restore(self.position, self.ply, self._tolerate, dict(self._crown_due))
 
     def _emit_flag(
         self, kind: IrregularityKind, ply: int, evidence: str, squares: tuple[str, ...], time: float

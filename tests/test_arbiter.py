@@ -372,6 +372,34 @@ def test_a_board_no_hypothesis_explains_is_reported_and_followed() -> None:
     assert [r.notation for r in recorder.record] == ["?", "19-23"]
 
 
+def test_a_board_no_hypothesis_explains_put_right_unseen_is_healed() -> None:
+    """The same three men moved at once, then, while the camera sees nothing, put back
+    and 32-28 played: the record goes back to before the unexplained board and takes the
+    move."""
+    variant = find_variant("international")
+    start = Position.initial(variant)
+    stacks = dict(start.stacks())
+    g = variant.geometry
+    for frm, to in (("31", "26"), ("32", "27"), ("33", "29")):
+        stacks[g.parse_square(to)] = stacks.pop(g.parse_square(frm))
+    board = Position.from_stacks(variant, stacks, start.turn.other)
+    sim = Simulator(variant, NOISE, seed=12)
+    sim.settle(tops_of(start))
+    sim.show(tops_of(board), STAND_FRAMES)
+    sim.hidden(tops_of(board))
+    after = start.push_text("32-28")
+    sim.show(tops_of(after), 20)
+    recorder = _run(sim, "international")
+    assert [type(e).__name__ for e in recorder.events] == [
+        "PositionUnexplained",
+        "Resynchronised",
+        "Resynchronised",
+        "MoveRecorded",
+    ]
+    assert [r.notation for r in recorder.record] == ["32-28"]
+    assert recorder.position == after
+
+
 def test_scoresheet_after_pieces_removed_between_moves(shared_data: Path) -> None:
     recorder = _after_injection(shared_data, _pieces_removed, restore=False)
     (flag,) = recorder.flags
