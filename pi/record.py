@@ -15,11 +15,14 @@ Event kinds (``JournalEvent.kind``) and their data:
                   folder of frames) where the move was seen.
 ``flag``          ``{"kind", "ply", "article"?, "message"?}``: an irregularity or a draw
                   rule for the arbiter (the recorder never acts on it, R-IRR-02).
-``resync``        ``{"fen", "reason"?, "ply"?, "irregular"?}``: the board shows a
-                  position no legal move reaches; the game goes on from it (I 5.7,
-                  R-IRR-03). With ``ply``, the record is first cut back to that many
-                  plies (a move taken back, I 5.4.4, leaves the record); with
-                  ``irregular``, ply ``ply`` is an irregular move that looked like it.
+``resync``        ``{"fen", "reason"?, "ply"?, "irregular"?, "undoes"?}``: the board
+                  shows a position no legal move reaches; the game goes on from it
+                  (I 5.7, R-IRR-03). With ``ply``, the record is first cut back to that
+                  many plies (a move taken back, I 5.4.4, leaves the record); with
+                  ``irregular``, ply ``ply`` is an irregular move that looked like it;
+                  with ``undoes``, that many of the latest irregularity flags are
+                  resolved (the board was put back, or the moves that followed showed
+                  there was none).
 ``confirm``       ``{"ply"}``: the arbiter confirms a move.
 ``correct``       ``{"ply", "notation"}``: the arbiter replaces the move at a ply; the
                   later moves are replayed after it.
@@ -42,10 +45,14 @@ from typing import Any
 
 from pi.journal import JournalEvent
 from rules import Move, Position, RulesError, Variant, find_variant
+from rules.events import IrregularityKind
 from rules.game import RESULTS, Game
 from rules.pdn import export_tags
 
 log = logging.getLogger(__name__)
+
+IRREGULARITY_FLAG_KINDS = frozenset({k.value for k in IrregularityKind} | {"unexplained"})
+"""The ``flag`` kinds the recorder raises for the board (draw rules and faults aside)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +210,7 @@ class GameRecord:
                 )
             )
         elif kind == "resync":
+            self._resolve_latest_irregularities(int(d.get("undoes", 0)))
             ply = d.get("ply")
             self._resync(
                 str(d["fen"]),
@@ -377,6 +385,15 @@ class GameRecord:
             self.plies.append(Ply(keep + 1, irregular, None, before, position, when))
         elif position != self.position:
             self.resyncs.append(Resync(self.ply, position, reason))
+
+    def _resolve_latest_irregularities(self, count: int) -> None:
+        """Mark the latest ``count`` irregularity flags resolved (not draws, not faults)."""
+        for i in reversed(range(len(self.flags))):
+            if count <= 0:
+                return
+            if self.flags[i].kind in IRREGULARITY_FLAG_KINDS:
+                self.flags[i] = replace(self.flags[i], resolved=True)
+                count -= 1
 
     def _takeback(self, ply: int) -> None:
         if not 0 <= ply <= self.ply:

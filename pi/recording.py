@@ -111,6 +111,8 @@ def journal_entries(
         resync: dict[str, Any] = {"fen": event.fen, "reason": event.reason, "ply": ply}
         if 0 < event.ply <= len(record) and record[event.ply - 1].move is None:
             resync["irregular"] = record[event.ply - 1].notation
+        if event.undone:
+            resync["undoes"] = event.undone
         return [("resync", resync)]
     if isinstance(event, DrawNoticed):
         return [

@@ -69,7 +69,8 @@ def _notes(record: GameRecord) -> list[tuple[int, str]]:
     notes = []
     for f in record.flags:
         text = f"ply {f.ply}: {f.kind.replace('_', ' ')}" + (f" ({f.article})" if f.article else "")
-        notes.append((f.ply, text + (f": {f.message}" if f.message else "")))
+        text += f": {f.message}" if f.message else ""
+        notes.append((f.ply, text + (" [resolved]" if f.resolved else "")))
     notes += [(r.after_ply, f"board: {r.reason}") for r in record.resyncs if r.reason]
     notes += [(p.number, "corrected by the arbiter") for p in record.plies if p.corrected]
     return notes

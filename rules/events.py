@@ -18,7 +18,7 @@ True
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from enum import Enum
 from typing import Any, ClassVar, TypeAlias
 
@@ -93,12 +93,17 @@ class PositionUnexplained:
 
 @dataclass(frozen=True, slots=True)
 class Resynchronised:
-    """The recorder now follows the position on the board (I 5.7, S1 §9.6)."""
+    """The recorder now follows the position on the board (I 5.7, S1 §9.6).
+
+    ``undone``: how many of the latest irregularity flags (unexplained pictures included)
+    the board has since shown put right, or never to have been irregular: the players put
+    it back, or the legal moves that followed undid them (a piece a still hand hid)."""
 
     ply: int
     fen: str
     reason: str
     time: float
+    undone: int = 0
 
     type: ClassVar[str] = "resync"
 
@@ -212,6 +217,8 @@ class EventMessage:
             event_cls = _EVENT_TYPES[data["type"]]
             values: dict[str, Any] = {}
             for f in fields(event_cls):
+                if f.name not in data and f.default is not MISSING:
+                    continue  # a field added since the message was written
                 value = data[f.name]
                 if f.name == "kind":
                     value = IrregularityKind(value)

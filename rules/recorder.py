@@ -255,6 +255,8 @@ class _Restore:
     record_length: int
     tolerate: Bitboard
     crown_due: dict[Square, int]
+    flags: int
+    """Irregularity flags raised before it (:meth:`Recorder._irregularities`)."""
 
 
 class Recorder:
@@ -918,7 +920,13 @@ class Recorder:
     def _keep_restore(self) -> None:
         """Keep the state before an irregularity (after several, the one before the first)."""
         if self._restore is None:
-            self._restore = _Restore(self.position, self.ply, self._tolerate, dict(self._crown_due))
+            self._restore = _Restore(
+                self.position,
+                self.ply,
+                self._tolerate,
+                dict(self._crown_due),
+                self._irregularities(),
+            )
 
     def _emit_flag(
         self, kind: IrregularityKind, ply: int, evidence: str, squares: tuple[str, ...], time: float
@@ -995,14 +1003,21 @@ class Recorder:
         return position != self.position
 
     def _go_back(self, r: _Restore, time: float, reason: str) -> None:
-        """Back to the state ``r`` kept: the record cut to its plies."""
+        """Back to the state ``r`` kept: the record cut to its plies, the flags raised since
+        undone."""
         del self.record[r.record_length :]
         self._tolerate, self._crown_due = r.tolerate, dict(r.crown_due)
         self._set_position(r.position)
         self._rebuild_game()
         self._restore = None
         self._set_pending(None)
-        self._emit(Resynchronised(self.ply, r.position.fen(), reason, time))
+        undone = self._irregularities() - r.flags
+        self._emit(Resynchronised(self.ply, r.position.fen(), reason, time, undone))
+
+    def _irregularities(self) -> int:
+        """Irregularity flags raised so far, unexplained pictures included."""
+        kinds = (IrregularityFlagged, PositionUnexplained)
+        return sum(isinstance(m.event, kinds) for m in self.messages)
 
     def _emit(self, event: Event) -> None:
         self.messages.append(

@@ -326,7 +326,7 @@ def test_a_corrected_irregularity_returns_to_the_position_before_it(shared_data:
     (flag,) = recorder.flags
     assert recorder.ply == flag.ply - 1
     resyncs = [e for e in recorder.events if isinstance(e, Resynchronised)]
-    assert resyncs[-1].reason == "irregularity corrected"
+    assert resyncs[-1].reason == "irregularity corrected" and resyncs[-1].undone == 1
     assert recorder.position == recorder.record[-1].after
 
 
@@ -398,6 +398,8 @@ def test_a_board_no_hypothesis_explains_put_right_unseen_is_healed() -> None:
     ]
     assert [r.notation for r in recorder.record] == ["32-28"]
     assert recorder.position == after
+    healing = recorder.events[2]
+    assert isinstance(healing, Resynchronised) and healing.undone == 1
 
 
 def test_scoresheet_after_pieces_removed_between_moves(shared_data: Path) -> None:
@@ -482,6 +484,7 @@ def test_a_piece_a_still_hand_hid_long_enough_to_be_flagged_is_recorded_as_playe
     assert flag.ply in (k, k + 1)
     resyncs = [e for e in recorder.events if isinstance(e, Resynchronised)]
     assert resyncs[-1].reason == "irregularity undone by the moves that followed"
+    assert resyncs[-1].undone == 1
     assert [r.move for r in recorder.record] == list(game.moves[: k + 3])
     assert recorder.position == position
     (read,) = read_games_text(recorder.scoresheet())

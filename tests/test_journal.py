@@ -174,6 +174,33 @@ def test_resync_continues_from_the_board_position() -> None:
     assert "pieces removed (I 5.4.7)" in first.comments[1]
 
 
+def test_a_resync_that_undoes_flags_resolves_the_latest_irregularities_only() -> None:
+    """A still hand hid a man, flagged as removed; the move that followed showed the
+    board never was irregular: the recorder goes back (``undoes``: 1) and the flag is
+    resolved, the draw notice before it left open."""
+    service = TableService(Journal(":memory:"))
+    service.start_game("t", "international")
+    service.record("t", "move", {"notation": "32-28"})
+    service.record("t", "flag", {"kind": "draw claimable", "ply": 1})
+    service.record("t", "flag", {"kind": "pieces_removed", "ply": 1, "article": "I 5.4.7"})
+    fen = "B:W28,31,33-50:B1-19"
+    service.record("t", "resync", {"fen": fen, "reason": "pieces removed"})
+    initial_fen = Position.initial(find_variant("international")).push_text("32-28").fen()
+    service.record(
+        "t",
+        "resync",
+        {"fen": initial_fen, "reason": "irregularity undone", "ply": 1, "undoes": 1},
+    )
+    service.record("t", "move", {"notation": "19-23"})
+    record = service.current("t")
+    assert record.notations() == ["32-28", "19-23"]
+    assert [(f.kind, f.resolved) for f in record.flags] == [
+        ("draw claimable", False),
+        ("pieces_removed", True),
+    ]
+    assert [f.kind for f in record.open_flags] == ["draw claimable"]
+
+
 def test_unknown_table_is_named() -> None:
     service = TableService(Journal(":memory:"))
     with pytest.raises(UnknownTableError, match="'nope'"):

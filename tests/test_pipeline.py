@@ -21,7 +21,7 @@ from pi.replay import ObservationSource, scripted_observations
 from pi.scoresheet import game_pdn
 from pi.tables import TableService
 from rules import Move, Position, find_variant
-from rules.observation import Observation
+from rules.observation import Observation, Top
 from rules.pdn import read_games_text
 from rules.recorder import Recorder
 from tests.pi_support import USSR1947, WK2003, StalledCamera, first_game_moves
@@ -397,6 +397,33 @@ def test_journal_scoresheet_matches_the_recorders_own(
     mine = read_games_text(game_pdn(ours))
     assert not any(g.errors for g in mine)
     assert [(g.start, g.notations) for g in mine] == [(g.start, g.notations) for g in theirs]
+
+
+def test_a_flag_the_moves_that_followed_undid_is_resolved_in_the_journal(
+    shared_data: Path,
+) -> None:
+    """A still hand hides the man about to move for 4 s (flagged as removed); the move and
+    two more follow: the journal holds the legal game and the flag, resolved."""
+    moves = real_moves(shared_data, WK2003, "international", limit=9)
+    sim = Simulator(INTERNATIONAL, Noise(), seed=5)
+    position = Position.initial(INTERNATIONAL)
+    sim.settle(tops_of(position))
+    for move in moves[:6]:
+        position = sim.play(position, move)
+    hidden = list(tops_of(position))
+    hidden[moves[6].path[0]] = Top.EMPTY
+    sim.hand(tops_of(position))
+    sim.settle(tuple(hidden), STAND_FRAMES)
+    for move in moves[6:9]:
+        position = sim.play(position, move)
+    sim.settle(tops_of(position), 20)
+    service = TableService(Journal(":memory:"))
+    record = service.start_game("t", INTERNATIONAL)
+    LivePipeline(ObservationSource(sim.frames), None, RecorderAdapter(record), service, "t").run()
+    ours = service.current("t")
+    assert [p.move for p in ours.plies] == moves[:9]
+    assert ours.flags and ours.open_flags == []
+    assert "[resolved]" in game_pdn(ours)
 
 
 class FrozenCamera(FrameSource):
