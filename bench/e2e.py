@@ -131,13 +131,14 @@ def markdown(summary: Summary, lines: Sequence[dict[str, Any]], note: str) -> st
         out += _table(
             (
                 "variant", "condition", "games", "exact", "move accuracy",
-                "flags on clean games", "latency median / p95 (ms)",
+                "flags on clean games (left open)", "latency median / p95 (ms)",
                 "frames/s wall / CPU", "lost at",
             ),
             [
                 (
                     g["variant"], g["condition"], g["games"], g["exact"], g["move_accuracy"],
-                    g["clean_flags"], f"{g['latency_ms_median']} / {g['latency_ms_p95']}",
+                    f"{g['clean_flags']} ({g.get('clean_flags_open', '-')})",
+                    f"{g['latency_ms_median']} / {g['latency_ms_p95']}",
                     f"{g['fps']} / {g['cpu_fps'] or '-'}",
                     ", ".join(f"{k} {v}" for k, v in g["lost_stages"].items()) or "-",
                 )

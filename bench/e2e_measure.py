@@ -152,7 +152,7 @@ def compare(
         "exact": wrong is None,
         "moves_right": right,
         "first_wrong_ply": wrong,
-        "flags": [{"kind": f.kind, "ply": f.ply} for f in run.record.flags],
+        "flags": [{"kind": f.kind, "ply": f.ply, "resolved": f.resolved} for f in run.record.flags],
         "latency_ms_median": round(statistics.median(latencies), 1) if latencies else None,
         "latencies_ms": [round(x, 1) for x in latencies],
         "frames": run.frames,
@@ -243,6 +243,8 @@ def _games_summary(key: tuple[str, str, str], group: Sequence[dict[str, Any]]) -
         "exact": sum(g["exact"] for g in group),
         "move_accuracy": round(sum(g["moves_right"] for g in group) / plies, 4) if plies else None,
         "clean_flags": sum(len(g["flags"]) for g in group),
+        # raised, then resolved by the recorder itself: a board put back, or healed
+        "clean_flags_open": sum(not f.get("resolved") for g in group for f in g["flags"]),
         "games_flagged": sum(1 for g in group if g["flags"]),
         "latency_ms_median": _median(latencies),
         "latency_ms_p95": _p95(latencies),
