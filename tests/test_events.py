@@ -36,6 +36,7 @@ EXAMPLES: list[Event] = [
     ),
     PositionUnexplained(8, "bbbb?...", 10.0),
     Resynchronised(8, "W:W31-50:B1-20", "capture_not_taken", 10.0),
+    Resynchronised(6, "B:W31-50:B1-20", "irregularity undone", 21.0, undone=2),
     TakenBack(4, "W:W31-50:B1-20", 11.0),
     IrregularityConfirmed(7, IrregularityKind.CAPTURE_NOT_TAKEN, 12.0),
     DrawNoticed("3-fold repetition", "I 6.1", 40, False, 13.0),
@@ -54,6 +55,12 @@ def test_every_event_round_trips_through_json(event: Event) -> None:
         event.type,
     )
     assert EventMessage.from_json(msg.to_json()) == msg
+
+
+def test_a_message_written_before_a_field_was_added_reads_with_its_default() -> None:
+    old = '{"table":"t","game":"g","seq":3,"type":"resync","ply":2,"fen":"W:W31-50:B1-20",'
+    msg = EventMessage.from_json(old + '"reason":"pieces removed","time":4.5}')
+    assert msg.event == Resynchronised(2, "W:W31-50:B1-20", "pieces removed", 4.5, undone=0)
 
 
 def test_malformed_messages_name_what_is_wrong() -> None:
