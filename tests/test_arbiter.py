@@ -346,9 +346,9 @@ def test_scoresheet_continues_after_an_irregularity_with_a_fen_and_the_article(
     assert "[%time" in first.comments[1]
 
 
-def test_a_board_no_hypothesis_explains_is_reported_and_followed() -> None:
-    """Three white men moved at once: no named irregularity fits; the recorder says so,
-    takes White as the mover and follows the board (Black to move)."""
+def _three_men_moved_at_once() -> tuple[Simulator, Position, Position]:
+    """The start position, then three white men moved at once, left standing: the
+    simulator, the start and the board (Black to move)."""
     variant = find_variant("international")
     start = Position.initial(variant)
     stacks = dict(start.stacks())
@@ -359,6 +359,13 @@ def test_a_board_no_hypothesis_explains_is_reported_and_followed() -> None:
     sim = Simulator(variant, NOISE, seed=12)
     sim.settle(tops_of(start))
     sim.show(tops_of(board), STAND_FRAMES)
+    return sim, start, board
+
+
+def test_a_board_no_hypothesis_explains_is_reported_and_followed() -> None:
+    """Three white men moved at once: no named irregularity fits; the recorder says so,
+    takes White as the mover and follows the board (Black to move)."""
+    sim, _, board = _three_men_moved_at_once()
     after = sim.play(board, board.parse_move("19-23"))
     sim.settle(tops_of(after), 20)
     recorder = _run(sim, "international")
@@ -376,16 +383,7 @@ def test_a_board_no_hypothesis_explains_put_right_unseen_is_healed() -> None:
     """The same three men moved at once, then, while the camera sees nothing, put back
     and 32-28 played: the record goes back to before the unexplained board and takes the
     move."""
-    variant = find_variant("international")
-    start = Position.initial(variant)
-    stacks = dict(start.stacks())
-    g = variant.geometry
-    for frm, to in (("31", "26"), ("32", "27"), ("33", "29")):
-        stacks[g.parse_square(to)] = stacks.pop(g.parse_square(frm))
-    board = Position.from_stacks(variant, stacks, start.turn.other)
-    sim = Simulator(variant, NOISE, seed=12)
-    sim.settle(tops_of(start))
-    sim.show(tops_of(board), STAND_FRAMES)
+    sim, start, board = _three_men_moved_at_once()
     sim.hidden(tops_of(board))
     after = start.push_text("32-28")
     sim.show(tops_of(after), 20)
