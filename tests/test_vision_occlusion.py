@@ -302,13 +302,14 @@ def test_a_hand_in_the_first_frame_leaves_the_stable_board_once_gone() -> None:
     assert readings[-1].occlusion == 0.0
 
 
-def test_a_hand_the_stale_refresh_took_in_leaves_the_stable_board_once_gone() -> None:
+def test_a_hand_the_stable_board_took_in_leaves_it_once_gone() -> None:
     """brazilian generated#0 under ponder: a hand the colour of the light squares, held
     still, covers no bare light square but with its shadow, so nothing tells it from the
-    board, and the stale refresh takes it in. When it has gone, its shadow's squares show
-    bare again: that is a hand gone, not one come, and it settles as soon as the board
-    is still for ``piece_frames``. As a hand-sized change it held the stable image for 17 s
-    and two moves, every frame dropped."""
+    board, and the stable image takes it in (here by the stale refresh; on that video as
+    pieces put down). When it has gone, its shadow's squares show bare again: that is a
+    hand gone, not one come, and it settles as soon as the board is still for
+    ``piece_frames``. As a hand-sized change it held the stable image for 17 s and two
+    moves, every frame dropped."""
     board = _board()
     hand = board.copy()
     hand[64:128, 32:48] = (160, 195, 215)  # a hand up column 2 from the bottom edge

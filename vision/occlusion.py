@@ -57,9 +57,9 @@ class OcclusionSettings:
     covers over ``cover_cells`` cells (in a column game, whose towers lean, a change no
     larger than ``piece_cells`` over ``tower_cover_cells``) more of the bare light squares
     than it uncovers: a hand held still over the board (:meth:`OcclusionGate._covers`). One
-    that uncovers more than it covers, by over ``cover_cells``, is a hand gone that a stale
-    refresh took in, and settles once the board has been still for ``piece_frames``
-    (:meth:`OcclusionGate._revealed`). A
+    that uncovers more than it covers, by over ``cover_cells``, is a hand gone that the
+    stable image had taken in, and settles once the board has been still for
+    ``piece_frames`` (:meth:`OcclusionGate._revealed`). A
     light square (no piece ever stands there) whose inner part has changed by more than
     ``light_change`` also keeps the stable image from refreshing: a hand, an arm or their
     shadow is there, however piece-sized its change looks (a skin-coloured hand on a light
@@ -257,13 +257,14 @@ class OcclusionGate:
         self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
     ) -> npt.NDArray[np.bool_]:
         """The parts of ``changed`` that show more of the bare light squares than the stable
-        image did, by over ``cover_cells``: a hand held still long enough to be taken in
-        by a stale refresh (a hand the colour of the light squares, which
-        :meth:`_covers` cannot see) has gone, and the board shows again what it hid. As
-        a hand such a part would hold the stable image until the whole board stood still
-        for ``stale_frames``, and every frame meanwhile would be dropped (brazilian
-        generated#0 under ponder in the e2e run: 17 s and two moves unseen after ply 6).
-        A hand coming in covers light squares; it reveals none."""
+        image did, by over ``cover_cells``: a hand the stable image took in has gone, and
+        the board shows again what it and its shadow hid. A hand held still the colour of
+        the light squares changes the board only over the dark squares and the pieces,
+        square by square, and is taken in as pieces put down once the board has been still
+        for ``piece_frames`` (brazilian generated#0 under ponder in the e2e run). Gone, it
+        left a change of a hand's size, which held the stable image until the whole board
+        stood still for ``stale_frames``, every frame meanwhile dropped (17 s and two
+        moves unseen after ply 6). A hand coming in covers light squares; it reveals none."""
         if not changed.any():
             return changed
         grid, _, added, uncovered = self._light_balance(changed, colour, stable)
