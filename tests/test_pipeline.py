@@ -356,14 +356,21 @@ def unexplained_then_played_on(shared_data: Path) -> Simulator:
     return sim
 
 
-def pieces_removed_between_moves(shared_data: Path) -> Simulator:
-    """After ply 6 a black man disappears from the board (I 5.4.7); play goes on."""
+def six_plies_played(shared_data: Path) -> tuple[Simulator, Position, list[Move]]:
+    """wk2003's first game, its first six plies played cleanly: the simulator, the
+    position, and the game's first ten moves."""
     moves = real_moves(shared_data, WK2003, "international", limit=10)
     sim = Simulator(INTERNATIONAL, Noise(), seed=5)
     position = Position.initial(INTERNATIONAL)
     sim.settle(tops_of(position))
     for move in moves[:6]:
         position = sim.play(position, move)
+    return sim, position, moves
+
+
+def pieces_removed_between_moves(shared_data: Path) -> Simulator:
+    """After ply 6 a black man disappears from the board (I 5.4.7); play goes on."""
+    sim, position, _ = six_plies_played(shared_data)
     stacks = dict(position.stacks())
     del stacks[INTERNATIONAL.geometry.parse_square("1")]
     board = Position.from_stacks(INTERNATIONAL, stacks, position.turn)
@@ -404,12 +411,7 @@ def test_a_flag_the_moves_that_followed_undid_is_resolved_in_the_journal(
 ) -> None:
     """A still hand hides the man about to move for 4 s (flagged as removed); the move and
     two more follow: the journal holds the legal game and the flag, resolved."""
-    moves = real_moves(shared_data, WK2003, "international", limit=9)
-    sim = Simulator(INTERNATIONAL, Noise(), seed=5)
-    position = Position.initial(INTERNATIONAL)
-    sim.settle(tops_of(position))
-    for move in moves[:6]:
-        position = sim.play(position, move)
+    sim, position, moves = six_plies_played(shared_data)
     hidden = list(tops_of(position))
     hidden[moves[6].path[0]] = Top.EMPTY
     sim.hand(tops_of(position))
