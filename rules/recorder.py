@@ -506,6 +506,9 @@ class Recorder:
                 return
             self._unexplained(picture, now, window_start)
             return
+        if best.moves and self._ruled_out_before(picture, best):
+            self._unexplained(picture, now, window_start)
+            return
         rivals = self._rivals(ranked)
         if not best.moves:
             if not rivals:
@@ -526,6 +529,21 @@ class Recorder:
         self._seen_picture = True
         self._set_pending(None)
         self._record_plies(best.moves, window_start, picture, alternatives)
+
+    def _ruled_out_before(self, picture: Picture, cand: _Candidate) -> bool:
+        """Whether the unexplained picture standing before this one rules the plies out,
+        while this one reads nothing against it but only less: a square the plies change
+        was read there and is unread here. Such a picture shows no move; it is taken as
+        the standing one, unexplained still.
+
+        Why: a player thinking with his hand held still over his man (a hand the gate
+        does not see) makes its square read empty; the square he may move it to reads
+        empty beside it. When a corner of the hand then covers that square in one frame
+        of a window just restarted, the square goes unread and the move there fitted:
+        pool generated#0 under the e2e's ``ponder`` condition (seed 45) recorded b2-a3,
+        never played, and was lost from ply 15 (docs/recorder.md, step 3)."""
+        pending = self._pending_picture
+        return pending is not None and not _conflict(pending, picture) and not _fits(pending, cand)
 
     def _first_move_swaps(self, sums: list[list[float] | None]) -> bool:
         """Whether the first move was made by the colour the calibration calls the

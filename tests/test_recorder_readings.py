@@ -239,3 +239,39 @@ def test_a_dark_man_read_light_by_a_weak_lean_is_left_to_the_moves() -> None:
     recorder = _record(frames, Recorder(variant, start=start))
     assert [r.notation for r in recorder.record] == moves
     assert recorder.flags == []
+
+
+def test_a_square_a_hand_edge_hides_for_a_frame_lets_no_move_land_there() -> None:
+    """Pool generated#0 under the e2e's ``ponder`` condition: the hand held still over
+    the man the player thinks of moving, unseen by the gate, reads his square empty; then
+    one frame of a new window lost the square beside it under the hand's edge, and the
+    move there, never played, fitted. The square read empty a moment before, and nothing
+    read since says otherwise, so no move is recorded until the player plays."""
+    variant = find_variant("international")
+    start = Position.initial(variant)
+    origin, beside = (variant.geometry.parse_square(name) for name in ("32", "28"))
+    board = _tops(start)
+    pondered = tuple(Top.EMPTY if sq == origin else top for sq, top in enumerate(board))
+    out: list[Observation] = []
+    t = 0.0
+
+    def show(tops: Board, frames: int, *, hidden: int | None = None, hand: bool = False) -> None:
+        nonlocal t
+        for k in range(frames):
+            readings = tuple(
+                SquareReading(r.probs, occluded=0.5) if sq == hidden and k == 0 else r
+                for sq, r in enumerate(SquareReading.certain(top) for top in tops)
+            )
+            out.append(Observation(t, readings, occlusion=0.4 if hand else 0.0))
+            t += 0.1
+
+    show(board, 10)
+    show(pondered, 10)  # the hand over 32, still and unseen
+    show(pondered, 3, hand=True)  # it stirs: the gate drops these frames
+    show(pondered, 8, hidden=beside)  # still again, its edge over 28 in the first frame
+    played = start.push_text("32-27")
+    show(_tops(played), 20)
+
+    recorder = _record(out, Recorder(variant))
+
+    assert [r.notation for r in recorder.record] == ["32-27"]
