@@ -532,9 +532,9 @@ class Recorder:
 
     def _ruled_out_before(self, picture: Picture, cand: _Candidate) -> bool:
         """Whether the unexplained picture standing before this one rules the plies out,
-        while this one reads nothing against it but only less: a square the plies change
-        was read there and is unread here. Such a picture shows no move; it is taken as
-        the standing one, unexplained still.
+        while this one reads nothing against it but only less: a square read there against
+        the plies (its kings taken as maybe men) is unread here, and no square read in both
+        changed side. Such a picture shows no move; it waits as the standing one does.
 
         Why: a player thinking with his hand held still over his man (a hand the gate
         does not see) makes its square read empty; the square he may move it to reads
@@ -543,7 +543,10 @@ class Recorder:
         pool generated#0 under the e2e's ``ponder`` condition (seed 45) recorded b2-a3,
         never played, and was lost from ply 15 (docs/recorder.md, step 3)."""
         pending = self._pending_picture
-        return pending is not None and not _conflict(pending, picture) and not _fits(pending, cand)
+        if pending is None or _conflict(pending, picture):
+            return False
+        against = pending.loosened().mismatch(cand.after, cand.tolerate)
+        return bool(against & ~picture.known)
 
     def _first_move_swaps(self, sums: list[list[float] | None]) -> bool:
         """Whether the first move was made by the colour the calibration calls the
