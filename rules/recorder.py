@@ -532,9 +532,11 @@ class Recorder:
 
     def _ruled_out_before(self, picture: Picture, cand: _Candidate) -> bool:
         """Whether the unexplained picture standing before this one rules the plies out,
-        while this one reads nothing against it but only less: a square read there against
-        the plies (its kings taken as maybe men) is unread here, and no square read in both
-        changed side. Such a picture shows no move; it waits as the standing one does.
+        while this one reads nothing against it but only less: a square the plies empty or
+        fill was read there against them and is unread here, and no square read in both
+        changed side. Such a picture shows no move; it waits as the standing one does. (A
+        square the plies leave alone, read wrong in the standing picture, holds nothing
+        back: the move is seen on its own squares.)
 
         Why: a player thinking with his hand held still over his man (a hand the gate
         does not see) makes its square read empty; the square he may move it to reads
@@ -545,8 +547,10 @@ class Recorder:
         pending = self._pending_picture
         if pending is None or _conflict(pending, picture):
             return False
-        against = pending.loosened().mismatch(cand.after, cand.tolerate)
-        return bool(against & ~picture.known)
+        before, after = self.position, cand.after
+        changed = (before.white ^ after.white) | (before.black ^ after.black)
+        against = pending.loosened().mismatch(after, cand.tolerate)
+        return bool(against & changed & ~picture.known)
 
     def _first_move_swaps(self, sums: list[list[float] | None]) -> bool:
         """Whether the first move was made by the colour the calibration calls the

@@ -275,3 +275,31 @@ def test_a_square_a_hand_edge_hides_for_a_frame_lets_no_move_land_there() -> Non
     recorder = _record(out, Recorder(variant))
 
     assert [r.notation for r in recorder.record] == ["32-27"]
+
+
+def test_a_square_misread_beside_the_move_does_not_hold_it_back_once_hidden() -> None:
+    """The standing picture shows the move and one square read wrong beside it (a man on
+    an empty square); when a hand then hides that square, the move is seen on its own
+    squares and recorded: only a square the move empties or fills, read against it
+    before, holds it back (bench.recorder's international game 8 at 1% misread squares
+    was caught up wrongly when any square did)."""
+    variant = find_variant("international")
+    start = Position.initial(variant)
+    misread = variant.geometry.parse_square("23")
+    played = start.push_text("32-28")
+    board = _tops(played)
+    wrong = tuple(Top.BLACK_MAN if sq == misread else top for sq, top in enumerate(board))
+    hidden = tuple(
+        SquareReading(SquareReading.certain(top).probs, occluded=1.0 if sq == misread else 0.0)
+        for sq, top in enumerate(board)
+    )
+    out = [Observation(k * 0.1, tuple(map(SquareReading.certain, _tops(start)))) for k in range(10)]
+    out += [Observation(1.0 + k * 0.1, out[0].squares, occlusion=0.4) for k in range(5)]
+    out += [Observation(1.5 + k * 0.1, tuple(map(SquareReading.certain, wrong))) for k in range(6)]
+    out += [Observation(2.1 + k * 0.1, out[0].squares, occlusion=0.4) for k in range(2)]
+    out += [Observation(2.3 + k * 0.1, hidden) for k in range(40)]
+
+    recorder = _record(out, Recorder(variant))
+
+    assert [r.notation for r in recorder.record] == ["32-28"]
+    assert recorder.flags == []
