@@ -111,6 +111,14 @@ class RecorderConfig:
     """A picture two or more plies ahead must stand this long before it is caught up."""
     irregularity_wait_seconds: float = 2.0
     """An unexplained picture must stand this long before it is flagged (I 5.5)."""
+    recent_read_seconds: float = 2.0
+    """A square a ply empties or fills, unread now but read otherwise this recently (and
+    no hand seen since), holds the ply back until it is read again."""
+    lifted_wait_seconds: float = 30.0
+    """An unexplained picture that only lacks pieces of the side to move must stand this
+    long: a player thinking with a piece in his hand, or his hand held still over it,
+    is making his move (I 3.10, 3.12), and a hand the colour of the board or of the men
+    reads as the piece gone. The e2e's ``ponder`` hands hover 12 s."""
     max_unknown_squares: int = 2
     """Irregularities are judged only on pictures with at most this many unread squares."""
     visit_end_frames: int = 2
@@ -306,6 +314,9 @@ class Recorder:
         self._open: tuple[Seq, ...] = ()
         """Sequences an earlier picture fitted, ending differently on squares not read."""
         self._restore: _Restore | None = None
+        self._last_read: dict[Square, tuple[int, float]] = {}
+        """Each square's side (0 empty, 1 White, 2 Black) as last read, and when, since the
+        gate last dropped a frame (:meth:`_read_otherwise`)."""
         self._game = Game(variant, self.start)
         self._draw_key: tuple[DrawState, DrawRule | None] = (DrawState.NONE, None)
         self._visits = HandVisits(
@@ -340,6 +351,7 @@ class Recorder:
         frame = self._frame(obs)
         if frame is None:
             self._window.clear()
+            self._last_read.clear()  # a hand seen: anything may have changed
             return []
         self._add(frame)
         if self._is_stable():
@@ -496,6 +508,7 @@ class Recorder:
         picture = self._picture(sums, frames)
         if picture.known == 0:
             return
+        self._remember(picture, now)
         window_start = self._window.frames[0].time
         ranked = self._ranked(sums)
         best = ranked[0][1]
@@ -506,8 +519,7 @@ class Recorder:
                 return
             self._unexplained(picture, now, window_start)
             return
-        if best.moves and self._ruled_out_before(picture, best):
-            self._unexplained(picture, now, window_start)
+        if best.moves and self._read_otherwise(picture, best, now):
             return
         rivals = self._rivals(ranked)
         if not best.moves:
@@ -530,27 +542,37 @@ class Recorder:
         self._set_pending(None)
         self._record_plies(best.moves, window_start, picture, alternatives)
 
-    def _ruled_out_before(self, picture: Picture, cand: _Candidate) -> bool:
-        """Whether the unexplained picture standing before this one rules the plies out,
-        while this one reads nothing against it but only less: a square the plies empty or
-        fill was read there against them and is unread here, and no square read in both
-        changed side. Such a picture shows no move; it waits as the standing one does. (A
-        square the plies leave alone, read wrong in the standing picture, holds nothing
-        back: the move is seen on its own squares.)
+    def _remember(self, picture: Picture, now: float) -> None:
+        """Note the side read on each square the picture reads, and when."""
+        bits = self.variant.geometry.bits
+        for sq, bit in enumerate(bits):
+            if picture.known & bit:
+                side = 1 if picture.white & bit else 2 if picture.black & bit else 0
+                self._last_read[sq] = (side, now)
+
+    def _read_otherwise(self, picture: Picture, cand: _Candidate, now: float) -> bool:
+        """Whether a square the plies empty or fill, unread in this picture, was read with
+        another side a moment ago (within ``recent_read_seconds``, no hand seen since).
+        Such a picture shows no move yet: it only reads less.
 
         Why: a player thinking with his hand held still over his man (a hand the gate
         does not see) makes its square read empty; the square he may move it to reads
-        empty beside it. When a corner of the hand then covers that square in one frame
-        of a window just restarted, the square goes unread and the move there fitted:
-        pool generated#0 under the e2e's ``ponder`` condition (seed 45) recorded b2-a3,
-        never played, and was lost from ply 15 (docs/recorder.md, step 3)."""
-        pending = self._pending_picture
-        if pending is None or _conflict(pending, picture):
-            return False
+        empty beside it. When a corner of the hand then covered that square in one frame
+        of a window just restarted (another square flickering under the hand), the
+        square went unread and the move there fitted: pool generated#0 under the e2e's
+        ``ponder`` condition (seed 45) recorded b2-a3, never played, and was lost from
+        ply 15 (docs/recorder.md, step 3). Only the squares the plies change count: a
+        square misread beside a move, then hidden, must not hold the move back."""
         before, after = self.position, cand.after
-        changed = (before.white ^ after.white) | (before.black ^ after.black)
-        against = pending.loosened().mismatch(after, cand.tolerate)
-        return bool(against & changed & ~picture.known)
+        unread = ((before.white ^ after.white) | (before.black ^ after.black)) & ~picture.known
+        for sq, bit in enumerate(self.variant.geometry.bits):
+            if not unread & bit or sq not in self._last_read:
+                continue
+            side, when = self._last_read[sq]
+            now_side = 1 if after.white & bit else 2 if after.black & bit else 0
+            if side != now_side and now - when <= self.config.recent_read_seconds:
+                return True
+        return False
 
     def _first_move_swaps(self, sums: list[list[float] | None]) -> bool:
         """Whether the first move was made by the colour the calibration calls the
@@ -639,6 +661,11 @@ class Recorder:
         if (
             waited < cfg.irregularity_wait_seconds
             or picture.unknown_count > cfg.max_unknown_squares
+            or (
+                waited < cfg.lifted_wait_seconds
+                and self._seen_picture
+                and _lifted(self.position, picture)
+            )
         ):
             return
         finding = self._explain(picture)
@@ -1193,6 +1220,30 @@ def _end(position: Position, moves: Seq) -> Position:
     for m in moves:
         position = position.play(m)
     return position
+
+
+def _lifted(position: Position, picture: Picture) -> bool:
+    """Whether the picture differs from the position only by pieces of the side to move
+    gone from their squares: no piece arrived anywhere, none of the opponent's left. A
+    move is made when the player lets go of the piece, and until then he may still put it
+    elsewhere (I 3.10, 3.12): a piece in his hand, or under it, is a move in progress."""
+    known = picture.known
+    arrived = (picture.white & ~position.white) | (picture.black & ~position.black)
+    if position.turn is Color.WHITE:
+        mine, seen_mine, theirs, seen_theirs = (
+            position.white,
+            picture.white,
+            position.black,
+            picture.black,
+        )
+    else:
+        mine, seen_mine, theirs, seen_theirs = (
+            position.black,
+            picture.black,
+            position.white,
+            picture.white,
+        )
+    return bool(mine & ~seen_mine & known) and not (arrived | (theirs & ~seen_theirs)) & known
 
 
 def _mover(position: Position, picture: Picture) -> Color | None:

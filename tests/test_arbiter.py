@@ -447,15 +447,15 @@ def test_a_move_taken_back_and_left_so_is_flagged(shared_data: Path) -> None:
     assert recorder.ply == 5 and recorder.position == position
 
 
-@pytest.mark.parametrize(("variant", "unseen"), [("international", 1), ("english", 2)])
-def test_a_piece_a_still_hand_hid_long_enough_to_be_flagged_is_recorded_as_played(
-    shared_data: Path, variant: str, unseen: int
-) -> None:
-    """A player thinks with his hand held still over the man he will move: the camera
-    reads the man's square empty for 4 s, and the recorder flags the man as removed. He
-    then plays (with ``unseen`` = 2 the camera misses the reply as well): nothing from the
-    flagged position explains the board, the legal plies from where the game stood do,
-    so the record goes back and takes them; the flag stays for the arbiter."""
+HELD_FRAMES = 350  # a hand held still over a man for 35 s, past the recorder's patience
+
+
+def _pondered(
+    shared_data: Path, variant: str, unseen: int, frames: int
+) -> tuple[Recorder, RealGame, int, Position]:
+    """A player thinks with his hand held still over the man he will move, for
+    ``frames`` frames: the camera reads the man's square empty. He then plays (with
+    ``unseen`` = 2 the camera misses the reply as well), and two more plies follow."""
     game = shared_games(shared_data, variant, 1)[0]
     k = 6
     sim = Simulator(game.variant, NOISE, seed=15)
@@ -467,7 +467,7 @@ def test_a_piece_a_still_hand_hid_long_enough_to_be_flagged_is_recorded_as_playe
     hidden = list(tops_of(position))
     hidden[pondered] = Top.EMPTY
     sim.hand(tops_of(position))
-    sim.settle(tuple(hidden), STAND_FRAMES)
+    sim.settle(tuple(hidden), frames)
     for move in game.moves[k : k + unseen]:
         sim.hidden(tops_of(position))
         position = position.play(move)
@@ -475,8 +475,27 @@ def test_a_piece_a_still_hand_hid_long_enough_to_be_flagged_is_recorded_as_playe
     for move in game.moves[k + unseen : k + 3]:
         position = sim.play(position, move)
     sim.settle(tops_of(position), 20)
+    return _run(sim, variant), game, k, position
 
-    recorder = _run(sim, variant)
+
+def test_a_piece_a_still_hand_hides_is_a_move_in_progress(shared_data: Path) -> None:
+    """The man's square read empty for 4 s while nothing else changed: the player may be
+    holding him, and a move is made only when he lets go (I 3.10, 3.12). No flag."""
+    recorder, game, k, position = _pondered(shared_data, "international", 1, STAND_FRAMES)
+    assert recorder.flags == []
+    assert [r.move for r in recorder.record] == list(game.moves[: k + 3])
+    assert recorder.position == position
+
+
+@pytest.mark.parametrize(("variant", "unseen"), [("international", 1), ("english", 2)])
+def test_a_piece_a_still_hand_hid_long_enough_to_be_flagged_is_recorded_as_played(
+    shared_data: Path, variant: str, unseen: int
+) -> None:
+    """The man's square read empty for 35 s, past the recorder's patience: he is flagged
+    as removed. When the player then plays, nothing from the flagged position explains
+    the board, the legal plies from where the game stood do, so the record goes back and
+    takes them; the flag stays for the arbiter."""
+    recorder, game, k, position = _pondered(shared_data, variant, unseen, HELD_FRAMES)
 
     (flag,) = recorder.flags
     assert flag.ply in (k, k + 1)
