@@ -16,7 +16,7 @@ from rules.move import Move
 from rules.observation import Top
 from rules.pdn import read_games_text
 from rules.position import Position
-from rules.recorder import Recorder
+from rules.recorder import Recorder, RecorderConfig
 from rules.variants import find_variant
 
 K = IrregularityKind
@@ -447,7 +447,8 @@ def test_a_move_taken_back_and_left_so_is_flagged(shared_data: Path) -> None:
     assert recorder.ply == 5 and recorder.position == position
 
 
-HELD_FRAMES = 350  # a hand held still over a man for 35 s, past the recorder's patience
+# a hand held still over a man 5 s past the recorder's patience with a move in progress
+HELD_FRAMES = round(RecorderConfig().lifted_wait_seconds * 10) + 50
 
 
 def _pondered(
@@ -491,7 +492,7 @@ def test_a_piece_a_still_hand_hides_is_a_move_in_progress(shared_data: Path) -> 
 def test_a_piece_a_still_hand_hid_long_enough_to_be_flagged_is_recorded_as_played(
     shared_data: Path, variant: str, unseen: int
 ) -> None:
-    """The man's square read empty for 35 s, past the recorder's patience: he is flagged
+    """The man's square read empty past the recorder's patience: he is flagged
     as removed. When the player then plays, nothing from the flagged position explains
     the board, the legal plies from where the game stood do, so the record goes back and
     takes them; the flag stays for the arbiter."""

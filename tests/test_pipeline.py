@@ -23,7 +23,7 @@ from pi.tables import TableService
 from rules import Move, Position, find_variant
 from rules.observation import Observation, Top
 from rules.pdn import read_games_text
-from rules.recorder import Recorder
+from rules.recorder import Recorder, RecorderConfig
 from tests.pi_support import USSR1947, WK2003, StalledCamera, first_game_moves
 
 INTERNATIONAL = find_variant("international")
@@ -409,13 +409,14 @@ def test_journal_scoresheet_matches_the_recorders_own(
 def test_a_flag_the_moves_that_followed_undid_is_resolved_in_the_journal(
     shared_data: Path,
 ) -> None:
-    """A still hand hides the man about to move for 4 s (flagged as removed); the move and
-    two more follow: the journal holds the legal game and the flag, resolved."""
+    """A still hand hides the man about to move past the recorder's patience with a move
+    in progress (flagged as removed); the move and two more follow: the journal holds the
+    legal game and the flag, resolved."""
     sim, position, moves = six_plies_played(shared_data)
     hidden = list(tops_of(position))
     hidden[moves[6].path[0]] = Top.EMPTY
     sim.hand(tops_of(position))
-    sim.settle(tuple(hidden), STAND_FRAMES)
+    sim.settle(tuple(hidden), round(RecorderConfig().lifted_wait_seconds * 10) + 50)
     for move in moves[6:9]:
         position = sim.play(position, move)
     sim.settle(tops_of(position), 20)
