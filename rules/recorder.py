@@ -547,8 +547,7 @@ class Recorder:
         bits = self.variant.geometry.bits
         for sq, bit in enumerate(bits):
             if picture.known & bit:
-                side = 1 if picture.white & bit else 2 if picture.black & bit else 0
-                self._last_read[sq] = (side, now)
+                self._last_read[sq] = (_side(picture.white, picture.black, bit), now)
 
     def _read_otherwise(self, picture: Picture, cand: _Candidate, now: float) -> bool:
         """Whether a square the plies empty or fill, unread in this picture, was read with
@@ -569,8 +568,10 @@ class Recorder:
             if not unread & bit or sq not in self._last_read:
                 continue
             side, when = self._last_read[sq]
-            now_side = 1 if after.white & bit else 2 if after.black & bit else 0
-            if side != now_side and now - when <= self.config.recent_read_seconds:
+            if (
+                side != _side(after.white, after.black, bit)
+                and now - when <= self.config.recent_read_seconds
+            ):
                 return True
         return False
 
@@ -1227,23 +1228,18 @@ def _lifted(position: Position, picture: Picture) -> bool:
     gone from their squares: no piece arrived anywhere, none of the opponent's left. A
     move is made when the player lets go of the piece, and until then he may still put it
     elsewhere (I 3.10, 3.12): a piece in his hand, or under it, is a move in progress."""
-    known = picture.known
     arrived = (picture.white & ~position.white) | (picture.black & ~position.black)
-    if position.turn is Color.WHITE:
-        mine, seen_mine, theirs, seen_theirs = (
-            position.white,
-            picture.white,
-            position.black,
-            picture.black,
-        )
-    else:
-        mine, seen_mine, theirs, seen_theirs = (
-            position.black,
-            picture.black,
-            position.white,
-            picture.white,
-        )
-    return bool(mine & ~seen_mine & known) and not (arrived | (theirs & ~seen_theirs)) & known
+    white_gone = position.white & ~picture.white
+    black_gone = position.black & ~picture.black
+    mine, theirs = (
+        (white_gone, black_gone) if position.turn is Color.WHITE else (black_gone, white_gone)
+    )
+    return bool(mine & picture.known) and not (arrived | theirs) & picture.known
+
+
+def _side(white: Bitboard, black: Bitboard, bit: Bitboard) -> int:
+    """The side on a square, numbered as ``_SIDE`` numbers them: 0 empty, 1 White, 2 Black."""
+    return 1 if white & bit else 2 if black & bit else 0
 
 
 def _mover(position: Position, picture: Picture) -> Color | None:
