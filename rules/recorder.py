@@ -315,7 +315,7 @@ class Recorder:
         """Sequences an earlier picture fitted, ending differently on squares not read."""
         self._restore: _Restore | None = None
         self._last_read: dict[Square, tuple[int, float]] = {}
-        """Each square's side (0 empty, 1 White, 2 Black) as last read, and when, since the
+        """Each square's side (as ``_SIDE`` numbers them) as last read, and when, since the
         gate last dropped a frame (:meth:`_read_otherwise`)."""
         self._game = Game(variant, self.start)
         self._draw_key: tuple[DrawState, DrawRule | None] = (DrawState.NONE, None)
@@ -544,10 +544,10 @@ class Recorder:
 
     def _remember(self, picture: Picture, now: float) -> None:
         """Note the side read on each square the picture reads, and when."""
-        bits = self.variant.geometry.bits
-        for sq, bit in enumerate(bits):
-            if picture.known & bit:
-                self._last_read[sq] = (_side(picture.white, picture.black, bit), now)
+        for sq in self.variant.geometry.squares_of(picture.known):
+            top = picture.top(sq)
+            assert top is not None  # a square the picture reads
+            self._last_read[sq] = (_SIDE[top], now)
 
     def _read_otherwise(self, picture: Picture, cand: _Candidate, now: float) -> bool:
         """Whether a square the plies empty or fill, unread in this picture, was read with
@@ -564,12 +564,10 @@ class Recorder:
         square misread beside a move, then hidden, must not hold the move back."""
         before, after = self.position, cand.after
         unread = ((before.white ^ after.white) | (before.black ^ after.black)) & ~picture.known
-        for sq, bit in enumerate(self.variant.geometry.bits):
-            if not unread & bit or sq not in self._last_read:
-                continue
-            side, when = self._last_read[sq]
+        for sq in self.variant.geometry.squares_of(unread):
+            side, when = self._last_read.get(sq, (-1, -math.inf))
             if (
-                side != _side(after.white, after.black, bit)
+                side != _SIDE[Top.of(after.piece_at(sq))]
                 and now - when <= self.config.recent_read_seconds
             ):
                 return True
@@ -1235,11 +1233,6 @@ def _lifted(position: Position, picture: Picture) -> bool:
         (white_gone, black_gone) if position.turn is Color.WHITE else (black_gone, white_gone)
     )
     return bool(mine & picture.known) and not (arrived | theirs) & picture.known
-
-
-def _side(white: Bitboard, black: Bitboard, bit: Bitboard) -> int:
-    """The side on a square, numbered as ``_SIDE`` numbers them: 0 empty, 1 White, 2 Black."""
-    return 1 if white & bit else 2 if black & bit else 0
 
 
 def _mover(position: Position, picture: Picture) -> Color | None:
