@@ -9,8 +9,9 @@ the live path reads; colour prototypes alone and weighed with the head), the sam
 sets of tall crowned men, one for column towers up to the full tower (counted from
 crops and from band strips, and the tops of those taller than the crop), and one for
 speed (load time, one batched call on 50 crops with one intra-op thread, as for all
-squares of a 10x10 board; wall and CPU time; and where the card names a tower reader,
-its call on the 32 band strips of an 8x8 board).
+squares of a 10x10 board; wall and CPU time; the same call on a rendered 10x10 start
+position, adapted from it as the live loop reads; and where the card names a tower
+reader, its call on the 32 band strips of an 8x8 board).
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ import json
 import time
 from pathlib import Path
 
-from models.adapted_renders import adapted_render_figures
+from models.adapted_renders import adapted_render_figures, rendered_start
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier
 from models.dataset import FULL_TOWER, cached_set, top_limit_px, window_name
 from models.export import evaluate, latency_ms, median_ms
 from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
 from models.tall_towers import tall_tower_figures
+from rules import find_variant
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -128,6 +130,12 @@ def main(argv: list[str] | None = None) -> None:
         # A column game's 8x8 board: its 32 squares' strips in one call (beside the crops).
         strips, views = data.strips[:32], data.views[:32]
         tower_ms = median_ms(lambda: towers.read(strips, views))
+    # A board as the live loop reads it: the 50 squares of an international start
+    # position (40 pieces, the most a 10x10 board holds), adapted from that frame.
+    board = rendered_start(classifier, find_variant("international"), ns.seed)
+    crops, _, views = board.start
+    adapted = board.adapted(classifier)
+    board_ms = median_ms(lambda: adapted.run(crops, views))
     print(
         json.dumps(
             {
@@ -137,6 +145,7 @@ def main(argv: list[str] | None = None) -> None:
                 "load_s": load_s,
                 "ms_per_50_crops_one_thread": wall_ms,
                 "cpu_ms_per_50_crops": cpu_ms,
+                "ms_per_10x10_start_position_adapted": board_ms,
                 **({} if towers is None else {"ms_per_32_strips_one_thread": tower_ms}),
                 "target_ms": 15.0,
                 "target_load_s": 1.0,

@@ -133,6 +133,17 @@ def rendered_sets(
             yield RenderedSet(variant, start, shown)
 
 
+def rendered_start(classifier: OnnxSquareClassifier, variant: Variant, seed: int) -> RenderedSet:
+    """A set of ``variant`` in a random style (``seed``, no hand) with its start position
+    alone, cut as :func:`rendered_sets` cuts them."""
+    from synth.render import Renderer  # needs GL
+
+    with Renderer() as renderer:
+        style = Style.random(seed, variant, hand=False)
+        start = _shot(renderer, Position.initial(variant), style, classifier)
+    return RenderedSet(variant, start, [])
+
+
 def adapted_render_figures(
     classifier: OnnxSquareClassifier,
     *,

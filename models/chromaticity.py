@@ -61,15 +61,29 @@ def piece_chromaticity(crops: np.ndarray, window: CropWindow, *, pale: bool = Tr
     x0, x1 = int(cx - 0.2 * cell_w), int(cx + 0.2 * cell_w) + 1
     y0, y1 = int(cy - 0.35 * cell_h), int(cy + 0.15 * cell_h) + 1
     pixels = crops[:, y0:y1, x0:x1].reshape(len(crops), (y1 - y0) * (x1 - x0), 3) + 1.0
-    shares = 100.0 * pixels[:, :, [2, 1]] / pixels.sum(axis=2, keepdims=True)
-    brightest = pixels.max(axis=2)
+    # Channel by channel: numpy reduces a length-3 axis slowly, and these sums of whole
+    # numbers are exact in any order.
+    blue, green, red = pixels[:, :, 0], pixels[:, :, 1], pixels[:, :, 2]
+    shares = 100.0 * np.stack([red, green], axis=2) / (blue + green + red)[:, :, None]
+    brightest = np.maximum(np.maximum(blue, green), red)
     shares[brightest > GLARE_LEVEL] = np.nan  # a highlight is the lamp's colour
     if not pale:
-        saturation = (brightest - pixels.min(axis=2)) / brightest
+        saturation = (brightest - np.minimum(np.minimum(blue, green), red)) / brightest
         shares[(saturation < PALE_SATURATION) & (brightest > PALE_LEVEL)] = np.nan
-    with warnings.catch_warnings():  # a crop all glare has no chromaticity: NaN
-        warnings.simplefilter("ignore", RuntimeWarning)
-        out: np.ndarray = np.nanmedian(shares, axis=1)
+    return _row_medians(shares)
+
+
+def _row_medians(values: np.ndarray) -> np.ndarray:
+    """``np.nanmedian(values, axis=1)`` bit for bit (NaN where a row has none), at a
+    fifth of its time: for rows as short as a piece area's (under 600) numpy's median
+    goes through masked arrays, which made the hue cue a fifth of an adapted reading
+    of 50 crops. One sort puts each row's NaN last; its median lies mid-way along the
+    rest."""
+    ordered = np.sort(values, axis=1)
+    count = np.count_nonzero(~np.isnan(ordered), axis=1, keepdims=True)
+    low = np.take_along_axis(ordered, np.maximum(count - 1, 0) // 2, axis=1)
+    high = np.take_along_axis(ordered, np.minimum(count // 2, ordered.shape[1] - 1), axis=1)
+    out: np.ndarray = np.where(count > 0, (low + high) / 2, np.nan)[:, 0]
     return out
 
 

@@ -93,7 +93,13 @@ TOP_IN_CROP = 0.45
 the crop to read it: a top's radius (0.43) and a little. Past it, in a column game read
 with strips, the tower reader's top head says what tops the stack."""
 EMPTY_SURE = 0.99
-"""A square the main model reads empty with at least this probability has no band to read."""
+"""A square the main model reads empty with at least this probability holds no piece for
+the kings model or the tower reader to read (:meth:`OnnxSquareClassifier._read_pieces`)."""
+MIRROR_OPEN = 0.03
+"""A kings model's reading whose man-or-king split or likeliest height is less sure than
+1 - this is read once more, mirrored (:meth:`OnnxSquareClassifier.run_mirrored`)."""
+NO_CROWN = -20.0
+"""The crown log-odds of a square the kings model does not read (sure empty): no sticker."""
 HEAD_COLOUR_WEIGHT = 0.5
 """An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
 the trained head's to this power: the head alone knows renders' occupancy best, the
@@ -294,14 +300,12 @@ class OnnxSquareClassifier:
             return SquarePrediction(
                 np.zeros((0, len(Top))), np.zeros((0, 9)), np.zeros((0, 64)), crowns
             )
+        kings_reader = self._kings_reader
+        for model in (self, kings_reader):
+            if model is not None and model.reads_views:
+                model._check_views(len(crops), views)
         inputs = {"crops": to_input(crops)}
         if self.reads_views:
-            if views is None or np.shape(views) != (len(crops),):
-                given = None if views is None else np.shape(views)
-                raise ValueError(
-                    f"{self.path.name} reads one view tangent per crop "
-                    f"(vision.camera.view_tangents); got {given} for {len(crops)} crops"
-                )
             inputs["views"] = np.asarray(views, np.float32).reshape(-1, 1)
         outputs = dict(zip(self._output_names, self.session.run(None, inputs), strict=True))
         tops = softmax(outputs["top_logits"])
@@ -309,13 +313,11 @@ class OnnxSquareClassifier:
         features = outputs["features"]
         crowns = outputs.get("crown_logits")
         crowns = None if crowns is None else crowns[:, 0]
-        kings_reader = self._kings_reader
         if kings_reader is not None:
-            kings = kings_reader.run_mirrored(
-                crops, None if views is None else views * self.view_scale
+            kings_tops, heights, crowns = self._read_pieces(
+                kings_reader, crops, views, tops, heights
             )
-            tops = _split_kings(_colours(tops, swapped=False), kings.tops, (0.0, 0.0))
-            heights, crowns = kings.heights, kings.crowns
+            tops = _split_kings(_colours(tops, swapped=False), kings_tops, (0.0, 0.0))
         if self.prototypes is not None and self.prototype_kinds is not None:
             similarity = _cosine(features, self.prototypes)
             best = np.stack(
@@ -331,6 +333,47 @@ class OnnxSquareClassifier:
                 colour = self.chromaticity.resplit(colour, crops, men)
             tops = _split_kings(colour, tops, self.king_bias, crowned)
         return SquarePrediction(tops, heights, features, crowns)
+
+    def _check_views(self, crops: int, views: np.ndarray | None) -> None:
+        """:raises ValueError: ``views`` are not one view tangent for each of ``crops``."""
+        if views is None or np.shape(views) != (crops,):
+            given = None if views is None else np.shape(views)
+            raise ValueError(
+                f"{self.path.name} reads one view tangent per crop "
+                f"(vision.camera.view_tangents); got {given} for {crops} crops"
+            )
+
+    def _read_pieces(
+        self,
+        reader: OnnxSquareClassifier,
+        crops: np.ndarray,
+        views: np.ndarray | None,
+        tops: np.ndarray,
+        heights: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The kings model ``reader``'s tops, heights and crowns, read (mirrored) on the
+        squares that may hold a
+        piece: those the main model (``tops``, ``heights``) does not read empty with
+        :data:`EMPTY_SURE`. A sure-empty square keeps the main model's own reading, with
+        :data:`NO_CROWN`: what the kings model would say there splits at most 1% of the
+        square between man and king. As ChessCog reads pieces only on the squares its
+        occupancy model finds occupied; the kings model reads each crop twice and cost
+        two thirds of a board's reading, and a 10x10 board has at least 10 empty
+        squares of its 50, mid-game about 30 (docs/models.md, "Only squares that may
+        hold a piece")."""
+        may_hold = tops[:, Top.EMPTY] < EMPTY_SURE
+        scaled = None if views is None else views * self.view_scale
+        if may_hold.all():
+            read = reader.run_mirrored(crops, scaled)
+            return read.tops, read.heights, read.crowns
+        read = reader.run_mirrored(crops[may_hold], None if scaled is None else scaled[may_hold])
+        pieces_tops, pieces_heights = tops.copy(), heights.copy()
+        pieces_tops[may_hold], pieces_heights[may_hold] = read.tops, read.heights
+        crowns = None
+        if read.crowns is not None:
+            crowns = np.full(len(crops), NO_CROWN)
+            crowns[may_hold] = read.crowns
+        return pieces_tops, pieces_heights, crowns
 
     @property
     def _output_names(self) -> list[str]:
@@ -349,25 +392,25 @@ class OnnxSquareClassifier:
         return out
 
     def run_mirrored(self, crops: np.ndarray, views: np.ndarray | None = None) -> SquarePrediction:
-        """:meth:`run` on each crop and on its mirror image, in one batch, the
-        probabilities averaged (features and crowns are the plain crop's). A crop of a window as
-        wide left as right mirrors into another true view of the same stack, whose
-        height and king do not change; averaging the two readings evens out what either
-        alone gets wrong (docs/models.md, "Hue and mirror"). A lopsided window
-        is read once."""
-        if self.window.left != self.window.right or len(crops) == 0:
-            return self.run(crops, views)
-        both = self.run(
-            np.concatenate([crops, crops[:, :, ::-1]]),
-            None if views is None else np.concatenate([views, views]),
-        )
-        n = len(crops)
-        return SquarePrediction(
-            (both.tops[:n] + both.tops[n:]) / 2,
-            (both.heights[:n] + both.heights[n:]) / 2,
-            both.features[:n],
-            None if both.crowns is None else both.crowns[:n],
-        )
+        """:meth:`run`, and where that reading leaves man or king or the height open
+        (:func:`_open`), :meth:`run` on the crop's mirror image too, the probabilities
+        averaged (features and crowns are the plain crop's). A crop of a window as wide
+        left as right mirrors into another true view of the same stack, whose height and
+        king do not change; averaging the two readings evens out what either alone gets
+        wrong (docs/models.md, "Hue and mirror"). Where the first reading is sure, a
+        second changes no reading measured ("Read twice only where once is open"). A
+        lopsided window is read once."""
+        once = self.run(crops, views)
+        if self.window.left != self.window.right:
+            return once
+        again = _open(once)
+        if not again.any():
+            return once
+        mirror = self.run(crops[again, :, ::-1], None if views is None else views[again])
+        tops, heights = once.tops.copy(), once.heights.copy()
+        tops[again] = (tops[again] + mirror.tops) / 2
+        heights[again] = (heights[again] + mirror.heights) / 2
+        return SquarePrediction(tops, heights, once.features, once.crowns)
 
     def predict(
         self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
@@ -663,6 +706,16 @@ def _agreed(crops: np.ndarray, strips: np.ndarray) -> np.ndarray:
         kinds = crops[:, [man, king]] + 1e-6
         agreed[:, [man, king]] = colours[:, column, None] * kinds / kinds.sum(axis=1, keepdims=True)
     return agreed
+
+
+def _open(reading: SquarePrediction) -> np.ndarray:
+    """(N,) bool: the squares whose man-or-king split or height ``reading`` leaves open
+    (:data:`MIRROR_OPEN`)."""
+    kings = reading.tops[:, Top.WHITE_KING] + reading.tops[:, Top.BLACK_KING]
+    share = kings / np.maximum(1.0 - reading.tops[:, Top.EMPTY], 1e-9)
+    split_open = np.minimum(share, 1.0 - share) > MIRROR_OPEN
+    out: np.ndarray = split_open | (reading.heights.max(axis=1) < 1.0 - MIRROR_OPEN)
+    return out
 
 
 def _colours_swapped(tops: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ from onnxruntime.quantization import (
 )
 from onnxruntime.quantization.shape_inference import quant_pre_process
 
+from models.channel_pad import pad_file
 from models.classifier import OnnxSquareClassifier, to_input
 from models.dataset import MIN_BAND_PX_PER_DISC, SquareSet
 from models.net import SquareNet
@@ -68,7 +69,8 @@ class _Calibration(CalibrationDataReader):  # type: ignore[misc]
 def quantise(
     fp32: Path, int8: Path, calibration_crops: np.ndarray, views: np.ndarray | None = None
 ) -> None:
-    """Static int8 quantisation (QDQ, per-channel weights) with onnxruntime's tools;
+    """Static int8 quantisation (QDQ, per-channel weights) with onnxruntime's tools, the
+    first convolution padded to four input channels (:mod:`models.channel_pad`);
     ``views``: the calibration crops' view tangents, for a model that reads them."""
     prepared = fp32.with_suffix(".prep.onnx")
     quant_pre_process(str(fp32), str(prepared))
@@ -82,6 +84,7 @@ def quantise(
         activation_type=QuantType.QUInt8,
     )
     prepared.unlink(missing_ok=True)
+    pad_file(int8)
 
 
 @dataclass(frozen=True)

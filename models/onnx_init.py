@@ -39,6 +39,14 @@ def _float_tensors(model: onnx.ModelProto) -> dict[str, np.ndarray]:
     return {k: np.asarray(v, np.float32) for k, v in values.items()}
 
 
+def _unpadded(weight: np.ndarray, channels: int) -> np.ndarray:
+    """A convolution's weights without the zero input channels that
+    :mod:`models.channel_pad` adds past the net's ``channels``."""
+    if weight.shape[1] > channels and not weight[:, channels:].any():
+        return weight[:, :channels]
+    return weight
+
+
 def net_from_onnx(
     path: Path, sample_crops: np.ndarray, sample_views: np.ndarray | None = None
 ) -> SquareNet:
@@ -69,6 +77,7 @@ def net_from_onnx(
     with torch.no_grad():
         for (conv, norm), node in zip(pairs, convs, strict=True):
             weight, bias = values[node.input[1]], values[node.input[2]]
+            weight = _unpadded(weight, conv.in_channels)
             if tuple(weight.shape) != tuple(conv.weight.shape):
                 raise ValueError(f"{path}: conv {node.name} is {weight.shape}")
             conv.weight.copy_(torch.from_numpy(weight))

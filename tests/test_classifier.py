@@ -9,7 +9,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from models.classifier import DEFAULT_MODEL, ModelFileError, OnnxSquareClassifier, card_path
+from models.classifier import (
+    DEFAULT_MODEL,
+    MIRROR_OPEN,
+    ModelFileError,
+    OnnxSquareClassifier,
+    card_path,
+)
 from models.dataset import MIN_BAND_PX_PER_DISC, window_px_per_square
 from models.synth_source import location_from_truth
 from rules import Position, Variant, find_variant
@@ -93,21 +99,35 @@ def test_reads_every_square_of_a_fresh_render(classifier: OnnxSquareClassifier) 
     assert [Top(t).name for t in probs.argmax(axis=1)] == [Top(t).name for t in tops]
 
 
-def test_kings_model_reads_each_crop_and_its_mirror(classifier: OnnxSquareClassifier) -> None:
-    # A stack mirrored is the same stack: its two readings are averaged, so a crop and
-    # its mirror image read alike.
+def test_kings_model_reads_a_crop_it_leaves_open_mirrored_too(
+    classifier: OnnxSquareClassifier,
+) -> None:
+    # A stack mirrored is the same stack: where the first reading leaves man or king or
+    # the height open, the two readings are averaged; a sure reading stands alone.
     v = find_variant("russian")
     stacks = {sq: (WHITE_KING,) if sq % 2 else (BLACK_MAN,) for sq in range(0, 32, 3)}
     position = Position.from_stacks(v, stacks, v.first_to_move)
     crops, _, _, views = _render_crops(position, seed=6, tilt_deg=25.0)
     kings = classifier.kings
     assert kings is not None
-    mirrored = crops[:, :, ::-1].copy()
     both = kings.run_mirrored(crops, views)
-    plain, flipped = kings.run(crops, views), kings.run(mirrored, views)
-    np.testing.assert_allclose(both.heights, (plain.heights + flipped.heights) / 2, atol=1e-5)
-    np.testing.assert_allclose(both.tops, kings.run_mirrored(mirrored, views).tops, atol=1e-5)
-    assert not np.allclose(plain.tops, flipped.tops, atol=1e-3)  # the two views do differ
+    plain, flipped = kings.run(crops, views), kings.run(crops[:, :, ::-1].copy(), views)
+    king_share = plain.tops[:, [Top.WHITE_KING, Top.BLACK_KING]].sum(axis=1) / (
+        1 - plain.tops[:, Top.EMPTY]
+    )
+    sure = (np.minimum(king_share, 1 - king_share) <= MIRROR_OPEN) & (
+        plain.heights.max(axis=1) >= 1 - MIRROR_OPEN
+    )
+    assert sure.any() and not sure.all()
+    np.testing.assert_array_equal(both.tops[sure], plain.tops[sure])
+    np.testing.assert_array_equal(both.heights[sure], plain.heights[sure])
+    np.testing.assert_allclose(
+        both.heights[~sure], (plain.heights[~sure] + flipped.heights[~sure]) / 2, atol=1e-5
+    )
+    np.testing.assert_allclose(
+        both.tops[~sure], (plain.tops[~sure] + flipped.tops[~sure]) / 2, atol=1e-5
+    )
+    assert not np.allclose(plain.tops[~sure], flipped.tops[~sure], atol=1e-3)  # views differ
 
 
 def test_reads_tower_heights(classifier: OnnxSquareClassifier) -> None:
