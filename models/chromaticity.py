@@ -54,6 +54,12 @@ def piece_chromaticity(crops: np.ndarray, window: CropWindow, *, pale: bool = Tr
     area: the middle of the cell and above it, where a stack stands and grows in an
     image-upright crop. ``pale=False`` leaves pale pixels out (a crown sticker's); NaN
     where none are left."""
+    whole, vivid = both_chromaticities(crops, window)
+    return whole if pale else vivid
+
+
+def both_chromaticities(crops: np.ndarray, window: CropWindow) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`piece_chromaticity` with pale pixels and without, the pixels read once."""
     height, width = crops.shape[1:3]
     cell_w = width / (1 + window.left + window.right)
     cell_h = height / (1 + window.top + window.bottom)
@@ -67,10 +73,10 @@ def piece_chromaticity(crops: np.ndarray, window: CropWindow, *, pale: bool = Tr
     shares = 100.0 * np.stack([red, green], axis=2) / (blue + green + red)[:, :, None]
     brightest = np.maximum(np.maximum(blue, green), red)
     shares[brightest > GLARE_LEVEL] = np.nan  # a highlight is the lamp's colour
-    if not pale:
-        saturation = (brightest - np.minimum(np.minimum(blue, green), red)) / brightest
-        shares[(saturation < PALE_SATURATION) & (brightest > PALE_LEVEL)] = np.nan
-    return _row_medians(shares)
+    saturation = (brightest - np.minimum(np.minimum(blue, green), red)) / brightest
+    vivid = shares.copy()
+    vivid[(saturation < PALE_SATURATION) & (brightest > PALE_LEVEL)] = np.nan
+    return _row_medians(shares), _row_medians(vivid)
 
 
 def _row_medians(values: np.ndarray) -> np.ndarray:
@@ -138,8 +144,9 @@ class PieceChromaticity:
     @classmethod
     def learn(cls, crops: np.ndarray, tops: np.ndarray, window: CropWindow) -> PieceChromaticity:
         """From a start frame's crops and their labels (both colours' men on it)."""
-        whole = ColourGaussians.learn(piece_chromaticity(crops, window), tops)
-        vivid = ColourGaussians.learn(piece_chromaticity(crops, window, pale=False), tops)
+        whole, vivid = (
+            ColourGaussians.learn(shares, tops) for shares in both_chromaticities(crops, window)
+        )
         men_pale = whole.separation >= vivid.separation
         return cls(whole if men_pale else vivid, vivid, window, men_pale)
 
@@ -147,9 +154,14 @@ class PieceChromaticity:
         """``(N,)`` log-odds that each crop's piece is White rather than Black, read as a
         man's or (``kings``) as a king's; meaningful only where a piece stands; 0 where
         the crop is all glare (or, with pale pixels left out, all pale)."""
-        gaussians = self.kings if kings else self.men
-        pale = self.men_pale and not kings
-        return gaussians.white_log_odds(piece_chromaticity(crops, self.window, pale=pale))
+        as_men, as_kings = self._both_log_odds(crops)
+        return as_kings if kings else as_men
+
+    def _both_log_odds(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`white_log_odds` as a man's and as a king's, the pixels read once."""
+        whole, vivid = both_chromaticities(crops, self.window)
+        as_men = self.men.white_log_odds(whole if self.men_pale else vivid)
+        return as_men, self.kings.white_log_odds(vivid)
 
     def resplit(self, colour: np.ndarray, crops: np.ndarray, men: np.ndarray) -> np.ndarray:
         """``(N, 3)`` empty / White / Black with the pieces' share split anew between
@@ -158,8 +170,9 @@ class PieceChromaticity:
         moves the split by at most :data:`CUE_LIMIT` log-odds: the men's cue times
         ``men`` ``(N,)``, the chance that the piece is a man, and the kings' cue times the
         rest."""
-        as_men = np.clip(self.white_log_odds(crops), -CUE_LIMIT, CUE_LIMIT)
-        as_kings = np.clip(self.white_log_odds(crops, kings=True), -CUE_LIMIT, CUE_LIMIT)
+        as_men, as_kings = (
+            np.clip(odds, -CUE_LIMIT, CUE_LIMIT) for odds in self._both_log_odds(crops)
+        )
         odds = men * as_men + (1 - men) * as_kings
         white = colour[:, 1] * np.exp(odds / 2)
         black = colour[:, 2] * np.exp(-odds / 2)

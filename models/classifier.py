@@ -92,9 +92,12 @@ TOP_IN_CROP = 0.45
 """How far inside the crop's far edge (square sides) a stack's displaced top must lie for
 the crop to read it: a top's radius (0.43) and a little. Past it, in a column game read
 with strips, the tower reader's top head says what tops the stack."""
-EMPTY_SURE = 0.99
-"""A square the main model reads empty with at least this probability holds no piece for
-the kings model or the tower reader to read (:meth:`OnnxSquareClassifier._read_pieces`)."""
+EMPTY_SURE = 0.9
+"""A square read empty with at least this probability holds no piece for the kings model
+or the tower reader to read (:meth:`OnnxSquareClassifier._read_pieces`,
+:meth:`OnnxSquareClassifier._tippable`). The main file's surest empty is 0.984 (it
+learnt from labels smoothed by 0.02), so the 0.99 this was set to never held; no piece
+of the held-out renders or the labelled photos reads empty above 0.79 (0.57 adapted)."""
 MIRROR_OPEN = 0.03
 """A kings model's reading whose man-or-king split or likeliest height is less sure than
 1 - this is read once more, mirrored (:meth:`OnnxSquareClassifier.run_mirrored`)."""
@@ -313,19 +316,14 @@ class OnnxSquareClassifier:
         features = outputs["features"]
         crowns = outputs.get("crown_logits")
         crowns = None if crowns is None else crowns[:, 0]
+        colour = self._set_colour(features, tops)
         if kings_reader is not None:
+            empty = tops[:, Top.EMPTY] if colour is None else colour[:, 0]
             kings_tops, heights, crowns = self._read_pieces(
-                kings_reader, crops, views, tops, heights
+                kings_reader, crops, views, empty < EMPTY_SURE, tops, heights
             )
             tops = _split_kings(_colours(tops, swapped=False), kings_tops, (0.0, 0.0))
-        if self.prototypes is not None and self.prototype_kinds is not None:
-            similarity = _cosine(features, self.prototypes)
-            best = np.stack(
-                [similarity[:, self.prototype_kinds == k].max(axis=1) for k in range(3)], axis=1
-            )
-            colour = softmax(self.temperature * best)
-            if self.head_weight > 0:
-                colour = _weighed_colour(colour, tops, self.head_weight, self.head_swapped)
+        if colour is not None:
             crowned = self._crown_odds(crowns, views)
             crowned = crowned + self._band_king_odds(views, strips, self._tippable(tops, crowned))
             if self.chromaticity is not None:
@@ -333,6 +331,21 @@ class OnnxSquareClassifier:
                 colour = self.chromaticity.resplit(colour, crops, men)
             tops = _split_kings(colour, tops, self.king_bias, crowned)
         return SquarePrediction(tops, heights, features, crowns)
+
+    def _set_colour(self, features: np.ndarray, tops: np.ndarray) -> np.ndarray | None:
+        """(N, 3) empty / White / Black of an adapted reader: the start frame's
+        prototypes, weighed with the trained head's colours (``tops``, the main file's)
+        as :attr:`head_weight` says; None where not adapted."""
+        if self.prototypes is None or self.prototype_kinds is None:
+            return None
+        similarity = _cosine(features, self.prototypes)
+        best = np.stack(
+            [similarity[:, self.prototype_kinds == k].max(axis=1) for k in range(3)], axis=1
+        )
+        colour = softmax(self.temperature * best)
+        if self.head_weight > 0:
+            colour = _weighed_colour(colour, tops, self.head_weight, self.head_swapped)
+        return colour
 
     def _check_views(self, crops: int, views: np.ndarray | None) -> None:
         """:raises ValueError: ``views`` are not one view tangent for each of ``crops``."""
@@ -348,20 +361,19 @@ class OnnxSquareClassifier:
         reader: OnnxSquareClassifier,
         crops: np.ndarray,
         views: np.ndarray | None,
+        may_hold: np.ndarray,
         tops: np.ndarray,
         heights: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """The kings model ``reader``'s tops, heights and crowns, read (mirrored) on the
-        squares that may hold a
-        piece: those the main model (``tops``, ``heights``) does not read empty with
-        :data:`EMPTY_SURE`. A sure-empty square keeps the main model's own reading, with
-        :data:`NO_CROWN`: what the kings model would say there splits at most 1% of the
-        square between man and king. As ChessCog reads pieces only on the squares its
-        occupancy model finds occupied; the kings model reads each crop twice and cost
-        two thirds of a board's reading, and a 10x10 board has at least 10 empty
-        squares of its 50, mid-game about 30 (docs/models.md, "Only squares that may
-        hold a piece")."""
-        may_hold = tops[:, Top.EMPTY] < EMPTY_SURE
+        """The kings model ``reader``'s tops, heights and crowns (:meth:`run_mirrored`)
+        on the squares that ``may_hold`` a piece: those not read empty with
+        :data:`EMPTY_SURE`. Any other square keeps the main file's own reading (``tops``,
+        ``heights``) and :data:`NO_CROWN`: what the kings model would say there splits
+        at most a tenth of the square between man and king. ChessCog
+        too reads pieces only on the squares its occupancy model finds occupied; here the
+        kings model was two thirds of a board's reading, and a 10x10 board has at least
+        10 empty squares of its 50, mid-game about 30 (docs/models.md, "Only squares that
+        may hold a piece")."""
         scaled = None if views is None else views * self.view_scale
         if may_hold.all():
             read = reader.run_mirrored(crops, scaled)
@@ -398,8 +410,8 @@ class OnnxSquareClassifier:
         left as right mirrors into another true view of the same stack, whose height and
         king do not change; averaging the two readings evens out what either alone gets
         wrong (docs/models.md, "Hue and mirror"). Where the first reading is sure, a
-        second changes no reading measured ("Read twice only where once is open"). A
-        lopsided window is read once."""
+        second changed no reading measured (docs/models.md, "Only squares that may hold
+        a piece"). A lopsided window is read once."""
         once = self.run(crops, views)
         if self.window.left != self.window.right:
             return once

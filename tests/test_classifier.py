@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,9 @@ import pytest
 
 from models.classifier import (
     DEFAULT_MODEL,
+    EMPTY_SURE,
     MIRROR_OPEN,
+    NO_CROWN,
     ModelFileError,
     OnnxSquareClassifier,
     card_path,
@@ -128,6 +131,33 @@ def test_kings_model_reads_a_crop_it_leaves_open_mirrored_too(
         both.tops[~sure], (plain.tops[~sure] + flipped.tops[~sure]) / 2, atol=1e-5
     )
     assert not np.allclose(plain.tops[~sure], flipped.tops[~sure], atol=1e-3)  # views differ
+
+
+def test_the_kings_model_reads_only_squares_that_may_hold_a_piece(
+    classifier: OnnxSquareClassifier,
+) -> None:
+    # Its reading of a square the main file reads surely empty would split at most 1%
+    # of it between man and king: such a square keeps the main file's own reading.
+    v = find_variant("international")
+    stacks = {sq: (WHITE_KING,) if sq % 2 else (BLACK_MAN,) for sq in range(0, 50, 4)}
+    crops, tops, _, views = _render_crops(Position.from_stacks(v, stacks, v.first_to_move), seed=4)
+    kings = classifier.kings
+    assert kings is not None
+    main_alone = replace(classifier, kings=None).run(crops)
+    may_hold = main_alone.tops[:, Top.EMPTY] < EMPTY_SURE
+    assert may_hold[tops != Top.EMPTY].all() and not may_hold.all()
+
+    read = classifier.run(crops, views)
+
+    assert read.crowns is not None
+    assert np.all(read.crowns[~may_hold] == NO_CROWN)
+    np.testing.assert_array_equal(read.heights[~may_hold], main_alone.heights[~may_hold])
+    pieces = kings.run_mirrored(crops[may_hold], views[may_hold])
+    np.testing.assert_array_equal(read.heights[may_hold], pieces.heights)
+    assert pieces.crowns is not None
+    np.testing.assert_array_equal(read.crowns[may_hold], pieces.crowns)
+    np.testing.assert_array_equal(read.tops[:, Top.EMPTY], main_alone.tops[:, Top.EMPTY])
+    assert [Top(t).name for t in read.tops.argmax(axis=1)] == [Top(t).name for t in tops]
 
 
 def test_reads_tower_heights(classifier: OnnxSquareClassifier) -> None:
