@@ -369,11 +369,11 @@ class OnnxSquareClassifier:
         on the squares that ``may_hold`` a piece: those not read empty with
         :data:`EMPTY_SURE`. Any other square keeps the main file's own reading (``tops``,
         ``heights``) and :data:`NO_CROWN`: what the kings model would say there splits
-        at most a tenth of the square between man and king. ChessCog
-        too reads pieces only on the squares its occupancy model finds occupied; here the
-        kings model was two thirds of a board's reading, and a 10x10 board has at least
-        10 empty squares of its 50, mid-game about 30 (docs/models.md, "Only squares that
-        may hold a piece")."""
+        at most a tenth of the square between man and king. ChessCog too reads pieces
+        only on the squares its occupancy model finds occupied; here the kings model was
+        two thirds of a board's reading, and a 10x10 board has at least 10 empty squares
+        of its 50, mid-game about 30 (docs/models.md, "Only squares that may hold a
+        piece")."""
         scaled = None if views is None else views * self.view_scale
         if may_hold.all():
             read = reader.run_mirrored(crops, scaled)

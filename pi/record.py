@@ -29,7 +29,9 @@ Event kinds (``JournalEvent.kind``) and their data:
 ``takeback``      ``{"ply"}``: the arbiter takes the game back so that ``ply`` moves remain.
 ``tags``          ``{"tags": {name: value}}``: players, event, round... set or changed.
 ``result``        ``{"result"}``: ``2-0``, ``0-2``, ``1-1``, ``0-0`` or ``*``.
-``flag_resolved`` ``{"seq", "note"?}``: the arbiter has dealt with a flag.
+``flag_resolved`` ``{"seq", "note"?}``: the arbiter has dealt with a flag; or
+                  ``{"kind", "ply", "note"?}``: the board showed the latest flag of that
+                  kind at that ply put right (a king read as a man reads as a king again).
 
 Unknown kinds are kept in the journal and ignored here, so newer devices can add kinds.
 """
@@ -235,7 +237,7 @@ class GameRecord:
                 raise RecordError(f"unknown result {result!r} (expected one of {RESULTS})")
             self.result = result
         elif kind == "flag_resolved":
-            seq = int(d["seq"])
+            seq = int(d["seq"]) if "seq" in d else self._flag_seq(str(d["kind"]), int(d["ply"]))
             self.flags = [replace(f, resolved=True) if f.seq == seq else f for f in self.flags]
         else:
             log.debug("ignoring journal event kind %r", kind)
@@ -385,6 +387,17 @@ class GameRecord:
             self.plies.append(Ply(keep + 1, irregular, None, before, position, when))
         elif position != self.position:
             self.resyncs.append(Resync(self.ply, position, reason))
+
+    def _flag_seq(self, kind: str, ply: int) -> int | None:
+        """The journal seq of the latest open flag of ``kind`` raised at ``ply``."""
+        return next(
+            (
+                f.seq
+                for f in reversed(self.flags)
+                if (f.kind, f.ply) == (kind, ply) and not f.resolved
+            ),
+            None,
+        )
 
     def _resolve_latest_irregularities(self, count: int) -> None:
         """Mark the latest ``count`` irregularity flags resolved (not draws, not faults)."""

@@ -17,6 +17,7 @@ from pi.record import GameRecord
 from rules.events import (
     DrawNoticed,
     Event,
+    IrregularityCorrected,
     IrregularityFlagged,
     MoveRecorded,
     PositionUnexplained,
@@ -105,6 +106,8 @@ def journal_entries(
                 },
             )
         ]
+    if isinstance(event, IrregularityCorrected):
+        return [("flag_resolved", {"kind": event.kind.value, "ply": ply, "note": event.reason})]
     if isinstance(event, PositionUnexplained):
         return [("flag", {"kind": "unexplained", "ply": ply, "message": event.picture})]
     if isinstance(event, Resynchronised):

@@ -109,6 +109,22 @@ class Resynchronised:
 
 
 @dataclass(frozen=True, slots=True)
+class IrregularityCorrected:
+    """The board shows the irregularity flagged at ``ply`` put right while play went on:
+    a king that read as a man (``king_uncrowned``) reads as a king again. ``kind`` and
+    ``squares`` are the flag's; the flag stays on the record for the arbiter, resolved
+    (I 5.7)."""
+
+    ply: int
+    kind: IrregularityKind
+    squares: tuple[str, ...]
+    reason: str
+    time: float
+
+    type: ClassVar[str] = "corrected"
+
+
+@dataclass(frozen=True, slots=True)
 class TakenBack:
     """The arbiter took the game back: plies after ``ply`` are off the scoresheet."""
 
@@ -159,6 +175,7 @@ Event: TypeAlias = (
     | IrregularityFlagged
     | PositionUnexplained
     | Resynchronised
+    | IrregularityCorrected
     | TakenBack
     | IrregularityConfirmed
     | DrawNoticed
@@ -172,6 +189,7 @@ _EVENT_TYPES: dict[str, type[Event]] = {
         IrregularityFlagged,
         PositionUnexplained,
         Resynchronised,
+        IrregularityCorrected,
         TakenBack,
         IrregularityConfirmed,
         DrawNoticed,

@@ -47,6 +47,7 @@ from rules.events import (
     Event,
     EventMessage,
     IrregularityConfirmed,
+    IrregularityCorrected,
     IrregularityFlagged,
     IrregularityKind,
     MoveRecorded,
@@ -314,6 +315,9 @@ class Recorder:
         self._open: tuple[Seq, ...] = ()
         """Sequences an earlier picture fitted, ending differently on squares not read."""
         self._restore: _Restore | None = None
+        self._corrected: set[int] = set()
+        """The ``king_uncrowned`` flags (indices in :attr:`flags`) whose king has read as
+        a king again (:meth:`_correct_uncrowned`)."""
         self._last_read: dict[Square, tuple[int, float]] = {}
         """Each square's side (as ``_SIDE`` numbers them) as last read, and when, since the
         gate last dropped a frame (:meth:`_read_otherwise`)."""
@@ -527,7 +531,7 @@ class Recorder:
                 self._seen_picture = True
                 self._set_pending(None)
                 self._visits.reset()
-                self._note_crowns(picture)
+                self._note_crowns(picture, window_start)
             return
         alternatives: tuple[str, ...] = ()
         if rivals:
@@ -850,7 +854,7 @@ class Recorder:
         r = self._restore
         if r is not None and self.ply - r.record_length > self.config.catch_up_plies:
             self._restore = None
-        self._note_crowns(picture)
+        self._note_crowns(picture, time)
 
     def _push(self, move: Move, time: float, alternatives: tuple[str, ...] = ()) -> None:
         """Append a legal move to the record and the game; announce draw rules it reaches."""
@@ -925,14 +929,49 @@ class Recorder:
         king = Top.WHITE_KING if man is Top.WHITE_MAN else Top.BLACK_KING
         return (sums[man] - sums[king]) / frames >= self.config.uncrowned_frame_nats
 
-    def _note_crowns(self, picture: Picture) -> None:
-        """Kings that now look like kings need no more patience."""
+    def _note_crowns(self, picture: Picture, time: float) -> None:
+        """Kings that now look like kings need no more patience, and the flags that said
+        they did not are corrected."""
         for sq in self.variant.geometry.squares_of(self._tolerate):
             loose = picture.loose & self.variant.geometry.bits[sq]
             if picture.top(sq) in (Top.WHITE_KING, Top.BLACK_KING) and not loose:
                 self._tolerate &= ~self.variant.geometry.bits[sq]
                 self._crown_due.pop(sq, None)
                 self._candidates = None
+                self._correct_uncrowned(sq, time)
+
+    def _correct_uncrowned(self, square: Square, time: float) -> None:
+        """The king on ``square`` reads as a king again: the latest ``king_uncrowned``
+        flag that named him (followed through the plies since) is corrected once none of
+        its kings is still read as a man. A king a hand's edge or a shadow hid a disc of
+        was never uncrowned; one whose disc was put back was put right (I 5.7); either
+        way the arbiter's list need not keep the flag open (docs/recorder.md, step 5)."""
+        bits = self.variant.geometry.bits
+        for index in reversed(range(len(self.flags))):
+            flag = self.flags[index]
+            if flag.kind is not IrregularityKind.KING_UNCROWNED or index in self._corrected:
+                continue
+            kings = self._kings_since(flag)
+            if square not in kings:
+                continue
+            if not any(k is not None and self._tolerate & bits[k] for k in kings):
+                self._corrected.add(index)
+                reason = "the king reads as a king again"
+                self._emit(IrregularityCorrected(flag.ply, flag.kind, flag.squares, reason, time))
+            return
+
+    def _kings_since(self, flag: IrregularityFlagged) -> list[Square | None]:
+        """Where the kings a ``king_uncrowned`` flag named stand now, followed through the
+        plies recorded since (None: taken); none where an irregular ply lost them."""
+        kings: list[Square | None] = [
+            self.variant.geometry.parse_square(name) for name in flag.squares
+        ]
+        for ply in self.record[flag.ply :]:
+            move = ply.move
+            if move is None:
+                return []
+            kings = [_followed(k, move) for k in kings]
+        return kings
 
     def _set_position(self, position: Position) -> None:
         self.position = position
@@ -1264,6 +1303,14 @@ def _conflict(a: Picture, b: Picture) -> bool:
     them (and an irregular picture must still stand its time to be flagged)."""
     both = a.known & b.known
     return bool(((a.white ^ b.white) | (a.black ^ b.black)) & both)
+
+
+def _followed(square: Square | None, move: Move) -> Square | None:
+    """Where the piece on ``square`` stands after ``move``: where it went, where it
+    stood, or None if taken."""
+    if square is None or square in move.captures:
+        return None
+    return move.path[-1] if square == move.path[0] else square
 
 
 def _moved_tolerance(p: Position, m: Move, tolerate: Bitboard) -> Bitboard:

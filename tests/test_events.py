@@ -12,6 +12,7 @@ from rules.events import (
     Event,
     EventMessage,
     IrregularityConfirmed,
+    IrregularityCorrected,
     IrregularityFlagged,
     IrregularityKind,
     MoveRecorded,
@@ -37,6 +38,9 @@ EXAMPLES: list[Event] = [
     PositionUnexplained(8, "bbbb?...", 10.0),
     Resynchronised(8, "W:W31-50:B1-20", "capture_not_taken", 10.0),
     Resynchronised(6, "B:W31-50:B1-20", "irregularity undone", 21.0, undone=2),
+    IrregularityCorrected(
+        9, IrregularityKind.KING_UNCROWNED, ("46",), "the king reads as a king again", 15.0
+    ),
     TakenBack(4, "W:W31-50:B1-20", 11.0),
     IrregularityConfirmed(7, IrregularityKind.CAPTURE_NOT_TAKEN, 12.0),
     DrawNoticed("3-fold repetition", "I 6.1", 40, False, 13.0),

@@ -9,9 +9,11 @@ import pytest
 
 from pi.journal import Journal, JournalError, JournalEvent
 from pi.record import GameRecord, RecordError
+from pi.recording import journal_entries
 from pi.scoresheet import game_pdn
 from pi.tables import TableService, UnknownTableError
 from rules import Position, find_variant
+from rules.events import IrregularityCorrected, IrregularityKind
 from rules.pdn import read_games_text
 from tests.pi_support import USSR1947, WK2003, first_game_moves
 
@@ -199,6 +201,28 @@ def test_a_resync_that_undoes_flags_resolves_the_latest_irregularities_only() ->
         ("pieces_removed", True),
     ]
     assert [f.kind for f in record.open_flags] == ["draw claimable"]
+
+
+def test_a_king_read_crowned_again_resolves_the_flag_that_called_him_uncrowned() -> None:
+    """The recorder's word that a flagged king reads as a king again resolves the latest
+    open flag of that kind at that ply, the others left open."""
+    service = TableService(Journal(":memory:"))
+    service.start_game("t", "international")
+    service.record("t", "move", {"notation": "32-28"})
+    for kind in ("king_uncrowned", "pieces_removed", "king_uncrowned"):
+        service.record("t", "flag", {"kind": kind, "ply": 1})
+    service.record("t", "move", {"notation": "19-23"})
+    (entry,) = journal_entries(
+        IrregularityCorrected(1, IrregularityKind.KING_UNCROWNED, ("28",), "reads a king", 3.0)
+    )
+    service.record("t", *entry)
+    record = service.current("t")
+    assert [(f.kind, f.resolved) for f in record.flags] == [
+        ("king_uncrowned", False),
+        ("pieces_removed", False),
+        ("king_uncrowned", True),
+    ]
+    assert record.notations() == ["32-28", "19-23"]
 
 
 def test_unknown_table_is_named() -> None:
