@@ -383,7 +383,7 @@ class OnnxSquareClassifier:
         pieces_tops[may_hold], pieces_heights[may_hold] = read.tops, read.heights
         crowns = None
         if read.crowns is not None:
-            crowns = np.full(len(crops), NO_CROWN)
+            crowns = np.full(len(crops), NO_CROWN, read.crowns.dtype)
             crowns[may_hold] = read.crowns
         return pieces_tops, pieces_heights, crowns
 
