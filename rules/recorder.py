@@ -945,7 +945,7 @@ class Recorder:
         flag that named him (followed through the plies since) is corrected once none of
         its kings is still read as a man. A king a hand's edge or a shadow hid a disc of
         was never uncrowned; one whose disc was put back was put right (I 5.7); either
-        way the arbiter's list need not keep the flag open (docs/recorder.md, step 5)."""
+        way the arbiter's list need not keep the flag open (docs/recorder.md, "Crowning")."""
         bits = self.variant.geometry.bits
         for index in reversed(range(len(self.flags))):
             flag = self.flags[index]

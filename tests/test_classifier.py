@@ -136,7 +136,7 @@ def test_kings_model_reads_a_crop_it_leaves_open_mirrored_too(
 def test_the_kings_model_reads_only_squares_that_may_hold_a_piece(
     classifier: OnnxSquareClassifier,
 ) -> None:
-    # Its reading of a square the main file reads surely empty would split at most 1%
+    # Its reading of a square the main file reads surely empty would split at most a tenth
     # of it between man and king: such a square keeps the main file's own reading.
     v = find_variant("international")
     stacks = {sq: (WHITE_KING,) if sq % 2 else (BLACK_MAN,) for sq in range(0, 50, 4)}
