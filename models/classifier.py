@@ -26,6 +26,7 @@ import numpy as np
 import onnxruntime as ort
 
 from models.chromaticity import PieceChromaticity
+from models.onnx_io import MIRROR_OPEN as MIRROR_OPEN  # part of this module's API
 from models.onnx_io import ModelFileError as ModelFileError  # part of this module's API
 from models.onnx_io import card_path as card_path
 from models.onnx_io import open_session, read_card, softmax
@@ -98,9 +99,6 @@ or the tower reader to read (:meth:`OnnxSquareClassifier._read_pieces`,
 :meth:`OnnxSquareClassifier._tippable`). The main file's surest empty is 0.984 (it
 learnt from labels smoothed by 0.02), so the 0.99 this was set to never held; no piece
 of the held-out renders or the labelled photos reads empty above 0.79 (0.57 adapted)."""
-MIRROR_OPEN = 0.03
-"""A kings model's reading whose man-or-king split or likeliest height is less sure than
-1 - this is read once more, mirrored (:meth:`OnnxSquareClassifier.run_mirrored`)."""
 NO_CROWN = -20.0
 """The crown log-odds of a square the kings model does not read (sure empty): no sticker."""
 HEAD_COLOUR_WEIGHT = 0.5

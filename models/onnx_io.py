@@ -54,6 +54,14 @@ def open_session(path: Path, hint: str) -> ort.InferenceSession:
         ) from exc
 
 
+MIRROR_OPEN = 0.03
+"""A reading less sure than 1 - this (a kings model's man-or-king split or likeliest
+height, the tower reader's height or top) is read once more, mirrored, and the two
+averaged (:meth:`models.classifier.OnnxSquareClassifier.run_mirrored`,
+:meth:`models.towers.TowerReader.read`; docs/models.md, "Only squares that may hold a
+piece")."""
+
+
 def to_input(crops: np.ndarray) -> np.ndarray:
     """``(N, H, W, 3)`` uint8 BGR (OpenCV order, as vision crops) -> ``(N, 3, H, W)``
     float32 in [-1, 1] (the card's ``normalisation``); shared by training and inference.

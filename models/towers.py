@@ -21,7 +21,14 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
-from models.onnx_io import ModelFileError, open_session, read_card, softmax, to_input
+from models.onnx_io import (
+    MIRROR_OPEN,
+    ModelFileError,
+    open_session,
+    read_card,
+    softmax,
+    to_input,
+)
 from rules.observation import Top
 from vision.band import BandWindow
 
@@ -70,8 +77,9 @@ class TowerReader:
 
     def read(self, strips: np.ndarray, views: np.ndarray) -> TowerReading:
         """Heights and tops for ``strips (N, rows, cols, 3)`` uint8 BGR and ``views (N,)``;
-        each strip read as cut and mirrored left to right (both are real views of the
-        stack), the two averaged.
+        each strip read as cut, and where that reading's height or top is open
+        (:data:`models.onnx_io.MIRROR_OPEN`) mirrored left to right too (both are real
+        views of the stack), the two averaged.
 
         :raises ValueError: strips of another size than the card's (no silent resize),
             or not one view per strip.
@@ -89,14 +97,19 @@ class TowerReader:
             )
         if len(strips) == 0:
             return TowerReading(np.zeros((0, self.height_classes)), np.zeros((0, len(Top))))
-        both = np.concatenate([strips, strips[:, :, ::-1]])  # one batch, as run_mirrored
-        tangents = np.tile(np.asarray(views, np.float32).reshape(-1, 1), (2, 1))
-        heights, tops = (
-            softmax(logits)
-            for logits in self.session.run(None, {"strips": to_input(both), "views": tangents})
-        )
-        n = len(strips)
-        return TowerReading((heights[:n] + heights[n:]) / 2, (tops[:n] + tops[n:]) / 2)
+        tangents = np.asarray(views, np.float32).reshape(-1, 1)
+        heights, tops = self._run(strips, tangents)
+        again = (heights.max(axis=1) < 1 - MIRROR_OPEN) | (tops.max(axis=1) < 1 - MIRROR_OPEN)
+        if again.any():
+            mirror_heights, mirror_tops = self._run(strips[again, :, ::-1], tangents[again])
+            heights[again] = (heights[again] + mirror_heights) / 2
+            tops[again] = (tops[again] + mirror_tops) / 2
+        return TowerReading(heights, tops)
+
+    def _run(self, strips: np.ndarray, tangents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The file's heights and tops, as probabilities."""
+        heights, tops = self.session.run(None, {"strips": to_input(strips), "views": tangents})
+        return softmax(heights), softmax(tops)
 
     @property
     def height_classes(self) -> int:

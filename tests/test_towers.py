@@ -16,6 +16,7 @@ from bench.observation_sim import heights_of
 from calibration.table import start_tops
 from models.classifier import DEFAULT_MODEL, ModelFileError, OnnxSquareClassifier, card_path
 from models.dataset import MIN_BAND_PX_PER_DISC, window_px_per_square
+from models.onnx_io import MIRROR_OPEN, softmax, to_input
 from models.synth_source import location_from_truth
 from models.towers import TowerReader
 from rules import Position, find_variant
@@ -104,6 +105,29 @@ def test_towers_of_two_to_eight_discs_are_counted_where_their_band_shows(
     classifier = OnnxSquareClassifier.load().for_variant(towers=True)
     read = classifier.height_probs(board.crops, board.views, board.strips).argmax(axis=1)
     assert read.tolist() == board.discs.tolist()
+
+
+def test_a_strip_whose_reading_is_open_is_read_mirrored_too(
+    tower_board: _TowerBoard, reader: TowerReader
+) -> None:
+    # A strip mirrored is another true view of the stack: where the first reading's
+    # height or top is open, the two are averaged; a sure one stands alone.
+    board = tower_board
+    views = board.views.astype(np.float32)
+    read = reader.read(board.strips, views)
+    plain = [softmax(x) for x in reader.session.run(None, _strip_feed(board.strips, views))]
+    flipped = [
+        softmax(x) for x in reader.session.run(None, _strip_feed(board.strips[:, :, ::-1], views))
+    ]
+    sure = (plain[0].max(axis=1) >= 1 - MIRROR_OPEN) & (plain[1].max(axis=1) >= 1 - MIRROR_OPEN)
+    assert sure.any() and not sure.all()
+    for got, once, mirrored in zip((read.heights, read.tops), plain, flipped, strict=True):
+        np.testing.assert_array_equal(got[sure], once[sure])
+        np.testing.assert_allclose(got[~sure], (once[~sure] + mirrored[~sure]) / 2, atol=1e-6)
+
+
+def _strip_feed(strips: np.ndarray, views: np.ndarray) -> dict[str, np.ndarray]:
+    return {"strips": to_input(np.ascontiguousarray(strips)), "views": views.reshape(-1, 1)}
 
 
 def test_a_towers_top_is_read_from_its_crop_and_its_strip_together(
