@@ -373,9 +373,6 @@ class OnnxSquareClassifier:
         of its 50, mid-game about 30 (docs/models.md, "Only squares that may hold a
         piece")."""
         scaled = None if views is None else views * self.view_scale
-        if may_hold.all():
-            read = reader.run_mirrored(crops, scaled)
-            return read.tops, read.heights, read.crowns
         read = reader.run_mirrored(crops[may_hold], None if scaled is None else scaled[may_hold])
         pieces_tops, pieces_heights = tops.copy(), heights.copy()
         pieces_tops[may_hold], pieces_heights[may_hold] = read.tops, read.heights
