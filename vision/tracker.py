@@ -191,7 +191,11 @@ class BoardTracker:
         half_side = ref.location.square_side_px() / 2
         if np.median(shift) < cfg.still_squares * half_side:
             return ref.location
-        fitted = fit_points(ref.board_points[ok], moved * 2, ref.location.size, "tracked")
+        board_points, image_points = ref.board_points[ok], moved * 2
+        kept = _consistent(board_points, image_points, cfg.max_residual_squares)
+        if kept.sum() < cfg.min_followed_share * len(ok):
+            return None
+        fitted = fit_points(board_points[kept], image_points[kept], ref.location.size, "tracked")
         if (
             isinstance(fitted, BoardNotFound)
             or fitted.reprojection_error_px > cfg.max_residual_squares * half_side * 2
@@ -209,6 +213,21 @@ class BoardTracker:
             board_points=board_points,
             half_points=location.to_image(board_points) / 2,
         )
+
+
+def _consistent(board: FloatArray, image: FloatArray, limit_squares: float) -> np.ndarray:
+    """Which followed points one homography explains within ``limit_squares`` (RANSAC).
+
+    A point beside a piece just moved or under a hand's shadow is followed somewhere
+    else, and one such point in a least-squares fit of 16 pulls the whole board off: a
+    board nudged a pixel by the camera was then lost, not followed, on every frame its
+    fresh detection failed (a rendered english game lost its last ply so)."""
+    if len(board) < 4:
+        return np.zeros(len(board), bool)
+    h, mask = cv2.findHomography(image, board, cv2.RANSAC, limit_squares)
+    if h is None or mask is None:
+        return np.zeros(len(board), bool)
+    return np.asarray(mask, bool).ravel()
 
 
 def _half_gray(frame: Image) -> Image:
