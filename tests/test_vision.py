@@ -208,6 +208,24 @@ def test_aruco_corners_on_a_render(start_render: tuple[np.ndarray, dict[str, obj
     assert np.abs(found.image_corners_clockwise() - corners).max() < 3.0
 
 
+def test_markers_too_small_to_read_are_read_at_twice_the_size(
+    start_render: tuple[np.ndarray, dict[str, object]],
+) -> None:
+    """The render at 384x288: the far markers are too few pixels a cell for OpenCV at
+    that size (two of four read), and the board is located from them read larger."""
+    image, truth = start_render
+    small = cv2.resize(image, None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)
+    detector = cv2.aruco.ArucoDetector(
+        cv2.aruco.getPredefinedDictionary(MarkerBoardSpec().dictionary)
+    )
+    _, ids, _ = detector.detectMarkers(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+    assert ids is None or len(ids) < 3  # what the first reading sees
+    found = locate_by_markers(small, 8, MarkerBoardSpec())
+    assert isinstance(found, BoardLocation) and found.method == "aruco"
+    corners = 0.3 * np.array(truth["corners"], np.float64)
+    assert np.abs(found.image_corners_clockwise() - corners).max() < 1.5
+
+
 def test_calibrated_observer_reads_the_rendered_start(
     start_render: tuple[np.ndarray, dict[str, object]],
 ) -> None:

@@ -148,13 +148,18 @@ def locate_by_markers(frame: Image, size: int, spec: MarkerBoardSpec) -> LocateR
         cv2.aruco.getPredefinedDictionary(spec.dictionary), cv2.aruco.DetectorParameters()
     )
     gray = to_gray(frame)
-    marker_corners, ids, _ = detector.detectMarkers(gray)
-    if ids is None:
+    found = _markers(detector, gray)
+    if sum(i in found for i in spec.ids) < 3:
+        # Far markers of a tilted board in a dim frame are a few pixels a cell: read again
+        # at twice the size, the markers read at full size kept (the last 45 frames of a
+        # dim 640x480 rendered game at 35 degrees: located in 30 instead of 9).
+        larger = np.asarray(
+            cv2.resize(gray, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC), np.uint8
+        )
+        upscaled = {i: (c + 0.5) / 2.0 - 0.5 for i, c in _markers(detector, larger).items()}
+        found = upscaled | found
+    if not found:
         return BoardNotFound("no ArUco marker seen")
-    found = {
-        int(i): c.reshape(4, 2).astype(np.float64)
-        for i, c in zip(ids.ravel(), marker_corners, strict=True)
-    }
     if sum(i in found for i in spec.ids) >= 3:
         return _fit_own_markers(gray, found, size, spec)
     if len(found) != 4:
@@ -166,6 +171,17 @@ def locate_by_markers(frame: Image, size: int, spec: MarkerBoardSpec) -> LocateR
     middle = centres.mean(axis=0)
     inner = np.array([c[np.argmin(np.linalg.norm(c - middle, axis=1))] for c in found.values()])
     return fit_points(_grid_corners(size), order_clockwise_from_top_left(inner), size, "aruco-quad")
+
+
+def _markers(detector: cv2.aruco.ArucoDetector, gray: Image) -> dict[int, FloatArray]:
+    """The markers ``detector`` reads in ``gray``: id -> its four corners (pixels)."""
+    marker_corners, ids, _ = detector.detectMarkers(gray)
+    if ids is None:
+        return {}
+    return {
+        int(i): c.reshape(4, 2).astype(np.float64)
+        for i, c in zip(ids.ravel(), marker_corners, strict=True)
+    }
 
 
 def _fit_own_markers(
