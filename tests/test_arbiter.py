@@ -23,10 +23,10 @@ from rules.pdn import read_games_text
 from rules.position import Position
 from rules.recorder import Recorder, RecorderConfig
 from rules.variants import find_variant
+from tests.irregular_boards import STAND_FRAMES, three_white_men_moved_at_once
 
 K = IrregularityKind
 NOISE = Noise(square_error_rate=0.01, glitch_rate=0.1, edge_hand_rate=0.1, peek_rate=0.3)
-STAND_FRAMES = 40  # an irregular board left standing 4 s, longer than the I 5.5 grace
 
 
 @dataclass(frozen=True)
@@ -370,14 +370,8 @@ def test_scoresheet_continues_after_an_irregularity_with_a_fen_and_the_article(
 def _three_men_moved_at_once() -> tuple[Simulator, Position, Position]:
     """The start position, then three white men moved at once, left standing: the
     simulator, the start and the board (Black to move)."""
-    variant = find_variant("international")
-    start = Position.initial(variant)
-    stacks = dict(start.stacks())
-    g = variant.geometry
-    for frm, to in (("31", "26"), ("32", "27"), ("33", "29")):
-        stacks[g.parse_square(to)] = stacks.pop(g.parse_square(frm))
-    board = Position.from_stacks(variant, stacks, start.turn.other)
-    sim = Simulator(variant, NOISE, seed=12)
+    start, board = three_white_men_moved_at_once()
+    sim = Simulator(board.variant, NOISE, seed=12)
     sim.settle(tops_of(start))
     sim.show(tops_of(board), STAND_FRAMES)
     return sim, start, board

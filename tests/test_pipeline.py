@@ -24,6 +24,7 @@ from rules import Move, Position, find_variant
 from rules.observation import Observation, Top
 from rules.pdn import read_games_text
 from rules.recorder import Recorder, RecorderConfig
+from tests.irregular_boards import STAND_FRAMES, three_white_men_moved_at_once
 from tests.pi_support import USSR1947, WK2003, StalledCamera, first_game_moves
 
 INTERNATIONAL = find_variant("international")
@@ -321,8 +322,6 @@ def test_bumped_board_is_reported_and_recording_resumes() -> None:
 
 # -- irregularities: the journal keeps what the recorder decided -------------------------------
 
-STAND_FRAMES = 40  # an irregular board left standing 4 s, past the I 5.5 grace
-
 
 def taken_back_and_replaced(shared_data: Path) -> Simulator:
     """Ply 8 is made, taken back after release (I 5.4.4), and another move played."""
@@ -342,12 +341,7 @@ def taken_back_and_replaced(shared_data: Path) -> Simulator:
 
 def unexplained_then_played_on(shared_data: Path) -> Simulator:
     """Three white men moved at once (no named irregularity fits), then play goes on."""
-    start = Position.initial(INTERNATIONAL)
-    stacks = dict(start.stacks())
-    g = INTERNATIONAL.geometry
-    for frm, to in (("31", "26"), ("32", "27"), ("33", "29")):
-        stacks[g.parse_square(to)] = stacks.pop(g.parse_square(frm))
-    board = Position.from_stacks(INTERNATIONAL, stacks, start.turn.other)
+    start, board = three_white_men_moved_at_once()
     sim = Simulator(INTERNATIONAL, Noise(), seed=12)
     sim.settle(tops_of(start))
     sim.show(tops_of(board), STAND_FRAMES)
