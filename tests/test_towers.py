@@ -14,6 +14,7 @@ import pytest
 
 from bench.observation_sim import heights_of
 from calibration.table import start_tops
+from models.adapted_renders import RenderedSet, rendered_sets
 from models.classifier import DEFAULT_MODEL, ModelFileError, OnnxSquareClassifier, card_path
 from models.dataset import MIN_BAND_PX_PER_DISC, window_px_per_square
 from models.onnx_io import MIRROR_OPEN, softmax, to_input
@@ -290,22 +291,30 @@ def _king_odds(probs: np.ndarray) -> np.ndarray:
     return odds
 
 
-def test_a_draughts_set_adapted_on_its_start_frame_reads_kings_from_their_band_strips() -> None:
-    # The bench's adapted render sets (seed 2026): in the sixth, an english set, the crops
-    # alone read one king as a man in each of the first two positions. Adapted from the
-    # set's start render (as the live path adapts), the model reads the strips too and
-    # gets every square right; a strip never takes king odds away (a crowned king is
-    # one disc).
+@pytest.fixture(scope="module")
+def english_set() -> RenderedSet:
+    """The bench's adapted render sets (seed 2026): the sixth, an english set."""
     pytest.importorskip("synth.render")
-    from models.adapted_renders import rendered_sets
-
     model = OnnxSquareClassifier.load()
     *_, english = rendered_sets(model, sets=6, positions=3, seed=2026, crowns=0.0)
     assert english.variant.name == "english"
-    adapted = english.adapted(model)
+    return english
+
+
+def test_a_draughts_set_adapted_on_its_start_frame_reads_kings_from_their_band_strips(
+    english_set: RenderedSet,
+) -> None:
+    # In the english set, the crops alone read one king as a man in each of the first two
+    # positions. Adapted from the set's start render (as the live path adapts), the
+    # model reads the strips too and gets every square right; a strip never takes king
+    # odds away (a crowned king is one disc). The kings model's own two-disc reading
+    # (height_bias) reads those kings right from the crops too (the next test); it is
+    # left out here, where the strips are tested.
+    model = OnnxSquareClassifier.load()
+    adapted = replace(english_set.adapted(model), height_bias=None)
     assert adapted.band_bias is not None and adapted.band_window == BAND
-    geometry = english.variant.geometry
-    for shot in english.shots[:2]:
+    geometry = english_set.variant.geometry
+    for shot in english_set.shots[:2]:
         truth = shot.crops[1]
         with_strips = shot.read(adapted, geometry, CROP_PX, band=True)
         crops_only = shot.read(adapted, geometry, CROP_PX, band=False)
@@ -314,6 +323,26 @@ def test_a_draughts_set_adapted_on_its_start_frame_reads_kings_from_their_band_s
         assert len(missed) == 1 and truth[missed[0]] in (Top.WHITE_KING, Top.BLACK_KING)
         pieces = truth != Top.EMPTY
         assert np.all(_king_odds(with_strips)[pieces] >= _king_odds(crops_only)[pieces] - 1e-3)
+
+
+def test_the_kings_models_own_two_disc_reading_finds_those_kings_in_the_crops(
+    english_set: RenderedSet,
+) -> None:
+    # Past the start frame's most two-disc-like man (height_bias), the kings model's
+    # reading of two discs counts towards king: both kings are read from the crops
+    # alone. The start frame's men read exactly as without it; a column game has none.
+    model = OnnxSquareClassifier.load()
+    adapted = english_set.adapted(model)
+    assert adapted.height_bias is not None
+    geometry = english_set.variant.geometry
+    for shot in english_set.shots[:2]:
+        crops_only = shot.read(adapted, geometry, CROP_PX, band=False)
+        assert crops_only.argmax(axis=1).tolist() == shot.crops[1].tolist()
+    crops, tops, views = english_set.start
+    np.testing.assert_allclose(
+        adapted.predict(crops, views), replace(adapted, height_bias=None).predict(crops, views)
+    )
+    assert model.adapted(crops, tops, views, towers=True).height_bias is None
 
 
 def test_an_unadapted_model_reads_no_strips() -> None:
