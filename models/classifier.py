@@ -72,8 +72,8 @@ it settles what the kings model leaves open."""
 HEIGHT_MARGIN = 1.0
 """Log-odds margin past the start frame's most two-disc-like man before the kings
 model's own reading of two discs counts towards king in a draughts set
-(:attr:`OnnxSquareClassifier.height_bias`); the margin :data:`KING_MARGIN` and
-:data:`CROWN_MARGIN` keep too."""
+(:attr:`OnnxSquareClassifier.height_bias`): the margin of :data:`KING_MARGIN` and
+:data:`CROWN_MARGIN`."""
 HEIGHT_KING_LIMIT = 4.0
 """Most log-odds the kings model's reading of two discs adds to a piece's king odds, as
 a band strip's (:data:`BAND_KING_LIMIT`)."""
@@ -187,9 +187,10 @@ class OnnxSquareClassifier:
     :data:`HEIGHT_MARGIN`. A piece's log-odds past it add to its king odds, up to
     :data:`HEIGHT_KING_LIMIT`. The kings model's man-or-king head and its height head
     read the same crop, but on the held-out renders' draughts pieces the height head
-    alone calls man or king wrong on 104 of 3,025 and the top head on 122; past the
-    start frame's men it never counts a real set's tall men as kings (docs/models.md,
-    "Two discs from the kings model's own height reading")."""
+    alone calls man or king wrong on 104 of 3,025 and the top head on 122. Counted for
+    every set it took real sets' tall men for kings; past the start frame's men it
+    changed no reading of the labelled photos or of the crowned sets of tall men
+    (docs/models.md, "Two discs from the kings model's own height reading")."""
 
     band_bias: float | None = None
     """Set by :meth:`adapted_on_frame` where the tower reader reads a draughts game's
