@@ -169,7 +169,7 @@ def calibrate_start_position(
     light_is_white = lighter[turns] > 0
     squares = np.array(geometry.squares)
     odd = off_colour_squares(colours[turns], white, black)
-    if odd.sum() > off_colour_allowance(colours[turns], white, black):
+    if odd.sum() > off_colour_allowance(colours[turns], white, black, odd):
         names = ", ".join(geometry.name(sq) for sq in squares[odd][:8])
         raise CalibrationError(
             f"{source}: {int(odd.sum())} squares do not look like the rest of the start"
@@ -209,25 +209,84 @@ def lookalike_squares(
 
 
 def off_colour_allowance(
-    colours: npt.NDArray[np.float64], white: npt.NDArray[np.bool_], black: npt.NDArray[np.bool_]
+    colours: npt.NDArray[np.float64],
+    white: npt.NDArray[np.bool_],
+    black: npt.NDArray[np.bool_],
+    odd: npt.NDArray[np.bool_],
 ) -> int:
-    """How many off-colour squares a start position may have: a few
+    """How many off-colour squares (``odd``) a start position may have: a few
     (:data:`MAX_OFF_COLOUR_SQUARES`), or one in :data:`OFF_COLOUR_SHARE` when every two
     groups stand :data:`SEPARATED_SPREADS` times their spreads apart (then a square that
-    moved would look like another group, which :func:`lookalike_squares` catches)."""
+    moved would look like another group, which :func:`lookalike_squares` catches).
+
+    A set whose dark men match the dark squares (green on green) has two groups that
+    never stand apart. There the share is allowed only when the groups do stand apart
+    with those two as one, and every odd square is a man lighter than his group: a
+    lamp's glare washes out glossy men, while a hand over the board covers squares of
+    every kind (docs/vision.md, "Glare on a set whose dark men match the squares")."""
     groups = [g for g in _groups(white, black) if g.any()]
-    own, _ = _group_distances(colours, white, black)
-    medians = [np.median(colours[g], axis=0) for g in groups]
-    spreads = [float(np.median(own[g])) for g in groups]
-    separated = all(
-        float(np.linalg.norm(medians[i] - medians[j]))
-        >= SEPARATED_SPREADS * (spreads[i] + spreads[j])
-        for i in range(len(groups))
-        for j in range(i + 1, len(groups))
-    )
-    if separated:
-        return max(MAX_OFF_COLOUR_SQUARES, len(colours) // OFF_COLOUR_SHARE)
+    share = max(MAX_OFF_COLOUR_SQUARES, len(colours) // OFF_COLOUR_SHARE)
+    if _all_apart(colours, groups):
+        return share
+    merged = _merge_alike(colours, groups)
+    washed = np.all(_washed_men(colours, white, black)[odd])
+    if len(merged) < len(groups) and _all_apart(colours, merged) and washed:
+        return share
     return MAX_OFF_COLOUR_SQUARES
+
+
+def _washed_men(
+    colours: npt.NDArray[np.float64], white: npt.NDArray[np.bool_], black: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.bool_]:
+    """Men lighter (Lab L) than their group's median: what a lamp's glare leaves."""
+    median_lightness = np.zeros(len(colours))
+    for group in (white, black):
+        median_lightness[group] = np.median(colours[group, 0])
+    return np.asarray((white | black) & (colours[:, 0] > median_lightness), np.bool_)
+
+
+def _all_apart(colours: npt.NDArray[np.float64], groups: list[npt.NDArray[np.bool_]]) -> bool:
+    """Two groups at least, every two standing apart (:func:`_stand_apart`)."""
+    return len(groups) >= 2 and all(
+        _stand_apart(colours, a, b) for i, a in enumerate(groups) for b in groups[i + 1 :]
+    )
+
+
+def _spread(colours: npt.NDArray[np.float64], group: npt.NDArray[np.bool_]) -> float:
+    """Median Lab distance of a group's squares from the group's median colour."""
+    members = colours[group]
+    return float(np.median(np.linalg.norm(members - np.median(members, axis=0), axis=1)))
+
+
+def _median_distance(
+    colours: npt.NDArray[np.float64], a: npt.NDArray[np.bool_], b: npt.NDArray[np.bool_]
+) -> float:
+    """Lab distance between two groups' median colours."""
+    return float(np.linalg.norm(np.median(colours[a], axis=0) - np.median(colours[b], axis=0)))
+
+
+def _stand_apart(
+    colours: npt.NDArray[np.float64], a: npt.NDArray[np.bool_], b: npt.NDArray[np.bool_]
+) -> bool:
+    """The two groups' median colours lie :data:`SEPARATED_SPREADS` times their spreads
+    apart."""
+    spreads = _spread(colours, a) + _spread(colours, b)
+    return _median_distance(colours, a, b) >= SEPARATED_SPREADS * spreads
+
+
+def _merge_alike(
+    colours: npt.NDArray[np.float64], groups: list[npt.NDArray[np.bool_]]
+) -> list[npt.NDArray[np.bool_]]:
+    """The groups, any two that look alike (within :data:`OFF_COLOUR_LAB`, not standing
+    apart) merged into one."""
+    for i, a in enumerate(groups):
+        for j in range(i + 1, len(groups)):
+            b = groups[j]
+            alike = _median_distance(colours, a, b) < OFF_COLOUR_LAB
+            if alike and not _stand_apart(colours, a, b):
+                rest = [g for k, g in enumerate(groups) if k not in (i, j)]
+                return _merge_alike(colours, [a | b, *rest])
+    return groups
 
 
 def _groups(

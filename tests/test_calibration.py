@@ -209,3 +209,24 @@ def test_a_dim_start_under_glare_calibrates_and_a_few_plies_on_does_not() -> Non
             later = renderer.render(position, style)
             with pytest.raises(CalibrationError, match="pieces moved"):
                 calibrate_start_position(later.image, portuguese, source=f"ply {plies}")
+
+
+def test_a_start_under_glare_calibrates_where_the_dark_men_match_the_dark_squares() -> None:
+    # The hard condition's lamp on italian's green-buff board with red and green men
+    # (e2e seed 83): it washes out three red men, and the green men on the green squares
+    # keep the groups from standing apart, so the hand-sized limit of two refused every
+    # frame of the game. Men and squares of one colour are one group to that test.
+    pytest.importorskip("synth.render")
+    from bench.calibration import centre_error_squares
+    from bench.e2e_script import CONDITIONS
+    from bench.e2e_video import style_for
+    from calibration.table import calibrate_start_position
+    from rules.position import Position
+    from synth.render import Renderer
+
+    italian = find_variant("italian")
+    style = style_for(italian, CONDITIONS["hard"], 83)
+    with Renderer((640, 480)) as renderer:
+        start = renderer.render(Position.initial(italian), style)
+    table = calibrate_start_position(start.image, italian, source="frame 0")
+    assert centre_error_squares(table, italian, start.truth) < 0.2
