@@ -195,7 +195,7 @@ def off_colour_squares(
     """Squares whose centre colour is far (:data:`OFF_COLOUR_LAB`) from the median colour
     of its group (empty, White's men, Black's men): a hand, its shadow, a glint, a piece
     astray."""
-    own, _ = _group_distances(colours, white, black)
+    own, _ = _group_distances(colours, _groups(white, black))
     return np.asarray(own > OFF_COLOUR_LAB, np.bool_)
 
 
@@ -203,8 +203,11 @@ def lookalike_squares(
     colours: npt.NDArray[np.float64], white: npt.NDArray[np.bool_], black: npt.NDArray[np.bool_]
 ) -> npt.NDArray[np.bool_]:
     """Squares that look like another group's (:data:`LOOKALIKE_RATIO`): where a piece
-    stands that the start position has not, or none where it has one."""
-    own, other = _group_distances(colours, white, black)
+    stands that the start position has not, or none where it has one. Two groups that
+    look alike (:func:`_merge_alike`: a set's dark men on its dark squares) are one here:
+    a dark man nearer the empty squares' median than his own tells nothing (e2e `ponder`
+    seed 91, black men on black squares: every frame of russian's start was refused)."""
+    own, other = _group_distances(colours, _merge_alike(colours, _groups(white, black)))
     return np.asarray((LOOKALIKE_RATIO * other < own) & (other <= OFF_COLOUR_LAB), np.bool_)
 
 
@@ -223,8 +226,8 @@ def off_colour_allowance(
     never stand apart. There the share is allowed only when the groups do stand apart
     with those two as one, and every odd square is a man lighter than his group: a
     lamp's glare washes out glossy men, while a hand over the board covers squares of
-    every kind (docs/vision.md, "Glare on a set whose dark men match the squares")."""
-    groups = [g for g in _groups(white, black) if g.any()]
+    every kind (docs/vision.md, "Sets whose dark men match the dark squares")."""
+    groups = _groups(white, black)
     share = max(MAX_OFF_COLOUR_SQUARES, len(colours) // OFF_COLOUR_SHARE)
     if _all_apart(colours, groups):
         return share
@@ -291,17 +294,17 @@ def _merge_alike(
 
 def _groups(
     white: npt.NDArray[np.bool_], black: npt.NDArray[np.bool_]
-) -> tuple[npt.NDArray[np.bool_], ...]:
-    """The start position's three groups: empty squares, White's men, Black's men."""
-    return (~(white | black), white, black)
+) -> list[npt.NDArray[np.bool_]]:
+    """The start position's groups: empty squares, White's men, Black's men (those it
+    has)."""
+    return [g for g in (~(white | black), white, black) if g.any()]
 
 
 def _group_distances(
-    colours: npt.NDArray[np.float64], white: npt.NDArray[np.bool_], black: npt.NDArray[np.bool_]
+    colours: npt.NDArray[np.float64], groups: list[npt.NDArray[np.bool_]]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Each square's Lab distance from its own group's median colour, and from the nearest
     other group's (infinite when there is none)."""
-    groups = [g for g in _groups(white, black) if g.any()]
     medians = np.array([np.median(colours[g], axis=0) for g in groups])
     distances = np.linalg.norm(colours[:, None, :] - medians[None, :, :], axis=2)
     member = np.stack(groups, axis=1)

@@ -169,6 +169,28 @@ def test_a_tall_tower_on_an_edge_square_settles_though_it_lies_along_the_edge() 
     assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
 
 
+def test_a_taller_tower_along_the_edge_settles_in_a_column_game_an_arm_does_not() -> None:
+    """bashni under the e2e's hard condition (seed 88): a five-disc tower on a5, its side,
+    shadow and top touching the edge over 1.6 cells. Held as an arm, it kept the stable
+    image from refreshing for the rest of the game, and the game was lost at ply 52. A
+    column game's towers may touch the edge over ``tower_edge_cells``; a forearm still
+    touches it over more."""
+    board = _board()
+    tower = board.copy()
+    cv2.ellipse(tower, (5, 78), (7, 17), 0, 0, 360, SIDE, -1)  # side and shadow on (4, 0)
+    cv2.circle(tower, (7, 64), 7, MAN, -1)  # its top, leaning up along the edge
+    arm = board.copy()
+    arm[60:96, 0:12] = (112, 150, 210)  # a forearm, skin, resting in from the left
+    for towers in (False, True):
+        gate = OcclusionGate(8, towers=towers)
+        _settled(gate, board)
+        readings = [gate.update(tower) for _ in range(9)]
+        assert (readings[-1].occlusion == 0.0) == towers
+    gate = OcclusionGate(8, towers=True)
+    _settled(gate, board)
+    assert all(g.cells[4, 0] > 0.3 for g in [gate.update(arm) for _ in range(12)])
+
+
 def test_an_arm_across_the_edge_beside_a_piece_is_still_a_hand() -> None:
     """What crosses the edge over two cells is an arm, however still and small."""
     board = _board()
