@@ -338,11 +338,10 @@ class OcclusionGate:
         if self._still_count < self.settings.piece_frames:
             return np.zeros_like(changed)
         pieces = self._pieces(changed)
-        edge_towers = (
-            self._pieces(changed & ~pieces, self.settings.tower_edge_cells) if self.towers else None
-        )
-        if edge_towers is not None and edge_towers.any():
-            pieces |= edge_towers & ~self._covers(changed, colour, stable, self._cover)
+        if self.towers:
+            edge_towers = self._pieces(changed & ~pieces, self.settings.tower_edge_cells)
+            if edge_towers.any():
+                pieces |= edge_towers & ~self._covers(changed, colour, stable, self._cover)
         return pieces | self._shadows(changed & ~pieces, pieces, colour, stable)
 
     def _pieces(
