@@ -278,3 +278,39 @@ def test_a_square_a_hand_edge_hides_for_a_frame_lets_no_move_land_there() -> Non
 
     assert [r.notation for r in recorder.record] == ["32-27"]
     assert recorder.flags == []
+
+
+def test_no_move_lands_on_a_square_the_hand_hides_after_it_stirred() -> None:
+    """Portuguese generated#0 under the e2e's ``ponder`` condition (seed 97): a hand the
+    gate did not see held over the man the player thinks of moving reads his square
+    empty. It stirred for a frame (dropped, which forgets what was read a moment ago)
+    and came to rest over the square beside him, hiding it: the move there, never
+    played, fitted, was recorded, and was taken back with a flag when the real move was
+    seen. A move is recorded where it is seen to land."""
+    variant = find_variant("international")
+    start = Position.initial(variant)
+    origin, beside = (variant.geometry.parse_square(n) for n in ("32", "28"))
+    board = _tops(start)
+    pondered = tuple(Top.EMPTY if sq == origin else top for sq, top in enumerate(board))
+    out: list[Observation] = []
+    t = 0.0
+
+    def show(tops: Board, frames: int, *, hidden: int | None = None, hand: bool = False) -> None:
+        nonlocal t
+        for _ in range(frames):
+            readings = [SquareReading.certain(top) for top in tops]
+            if hidden is not None:
+                readings[hidden] = SquareReading(readings[hidden].probs, occluded=0.5)
+            out.append(Observation(t, tuple(readings), occlusion=0.4 if hand else 0.0))
+            t += 0.1
+
+    show(board, 10)
+    show(pondered, 20)  # the hand over 32, still and unseen
+    show(pondered, 1, hand=True)  # it stirs: the gate drops the frame
+    show(pondered, 20, hidden=beside)  # at rest again, over 28
+    show(_tops(start.push_text("32-27")), 20)
+
+    recorder = _record(out, Recorder(variant))
+
+    assert [r.notation for r in recorder.record] == ["32-27"]
+    assert recorder.flags == []
