@@ -327,38 +327,44 @@ class OcclusionGate:
         self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
     ) -> npt.NDArray[np.bool_]:
         """:meth:`_pieces` and their :meth:`_shadows` once the board has been still for
-        ``piece_frames``; else none. In a column game also a tower along the edge: a
-        change that touches the edge over up to ``tower_edge_cells`` and is no hand's
-        cover (:meth:`_covers`). A taller tower leans further along the edge: bashni's
-        five-disc tower on a5 under the e2e's hard condition touched it over 1.6 cells, was
-        held as an arm, and the stable image stood still from then on, every moved red man
-        hidden as skin until the board was too hidden to read (seed 88, lost at ply 52). A
-        hand held at the edge covers the light squares beside it, a tower's lean less; and
-        a wrist left at the edge of the last frame's cover stays one."""
+        ``piece_frames``; else none. In a column game also a tower along the edge: a change
+        no larger than ``tower_edge_cells`` that touches the edge over up to as much and is
+        no hand's cover (:meth:`_covers`). A taller tower leans further along the edge:
+        bashni's five-disc tower on a5 under the e2e's hard condition touched it over 1.6
+        cells, was held as an arm, and the stable image stood still from then on, every
+        moved red man hidden as skin until the board was too hidden to read (seed 88, lost
+        at ply 52). A hand held at the edge covers the light squares beside it, a tower's
+        lean less; a wrist left at the edge of the last frame's cover stays one; and a hand
+        resting at the edge is larger (3.8-4.8 cells in lasca generated#0 under ``ponder``,
+        seed 31, where taking it in held three plies back 20 s)."""
         if self._still_count < self.settings.piece_frames:
             return np.zeros_like(changed)
         pieces = self._pieces(changed)
         if self.towers:
-            edge_towers = self._pieces(changed & ~pieces, self.settings.tower_edge_cells)
+            edge = self.settings.tower_edge_cells
+            edge_towers = self._pieces(changed & ~pieces, edge, largest_cells=edge)
             if edge_towers.any():
                 pieces |= edge_towers & ~self._covers(changed, colour, stable, self._cover)
         return pieces | self._shadows(changed & ~pieces, pieces, colour, stable)
 
     def _pieces(
-        self, changed: npt.NDArray[np.bool_], edge_cells: float | None = None
+        self,
+        changed: npt.NDArray[np.bool_],
+        edge_cells: float | None = None,
+        largest_cells: float | None = None,
     ) -> npt.NDArray[np.bool_]:
         """The connected parts of ``changed`` that are a piece put down or taken away:
         covering at least half the middle of a playable square (where a man stands), no
-        larger than ``piece_cells`` cells and touching the board's edge over at most
-        ``edge_cells`` (``piece_edge_cells`` by default). With its shadow or its top leaning
-        into the next squares a tall tower (bashni, lasca) is two cells or more, and reaches
-        into the middle of a light square; a hand on the board is larger or comes in across
-        the edge, and a skin-coloured one on a board of its colour changes only in bits,
-        square by square (see :meth:`_light_changed`). Gaps of a pixel or two are closed
-        before the parts are told apart, each part measured by its own pixels: in low light
-        an officer's dark stripe, or a dark tower's side on a dark square, does not change,
-        and cuts a tower into parts none of which covers its square (lasca generated#0
-        hard)."""
+        larger than ``largest_cells`` (``piece_cells`` by default) and touching the board's
+        edge over at most ``edge_cells`` (``piece_edge_cells`` by default). With its shadow
+        or its top leaning into the next squares a tall tower (bashni, lasca) is two cells
+        or more, and reaches into the middle of a light square; a hand on the board is
+        larger or comes in across the edge, and a skin-coloured one on a board of its colour
+        changes only in bits, square by square (see :meth:`_light_changed`). Gaps of a pixel
+        or two are closed before the parts are told apart, each part measured by its own
+        pixels: in low light an officer's dark stripe, or a dark tower's side on a dark
+        square, does not change, and cuts a tower into parts none of which covers its square
+        (lasca generated#0 hard)."""
         if not changed.any():
             return changed
         closing = np.ones((3, 3), np.uint8)
@@ -372,7 +378,8 @@ class OcclusionGate:
         counts = np.stack([np.bincount(cell, minlength=labels) for cell in per_cell])
         covers = counts.max(axis=0) >= per_cell.shape[1] / 2
         within = contact <= (edge_cells or self.settings.piece_edge_cells) * px
-        piece = covers & (area <= self.settings.piece_cells * px**2) & within
+        largest = largest_cells or self.settings.piece_cells
+        piece = covers & (area <= largest * px**2) & within
         piece[0] = False  # the background label
         return np.asarray(piece[grid], np.bool_)
 
