@@ -68,8 +68,9 @@ class OcclusionSettings:
     only until then, and the recorder's own 4 frames start a frame after the hand has gone
     rather than three. Once the board has been still for ``piece_frames``, a change that
     covers the middle of a playable square, is at most ``piece_cells`` cells and touches the
-    edge over at most ``piece_edge_cells`` (in a column game ``tower_edge_cells``, if it is
-    no hand's cover) is a piece with its lean and shadow (a tall
+    edge over at most ``piece_edge_cells`` (in a column game, a change no larger than
+    ``tower_edge_cells`` over as much, if it is no hand's cover) is a piece with its lean
+    and shadow (a tall
     tower, a tilted camera, pale wood; a tall tower on an edge square leans and casts its
     shadow along the edge, over more than the cell an arm is allowed; a tall tower moved one
     square, where it stood and where it stands each leaning two cells, is one change of four
