@@ -241,6 +241,31 @@ def test_a_dark_man_read_light_by_a_weak_lean_is_left_to_the_moves() -> None:
     assert recorder.flags == []
 
 
+def _still(
+    out: list[Observation],
+    tops: Board,
+    frames: int,
+    *,
+    hidden: int | None = None,
+    hidden_frames: int | None = None,
+    unsure: tuple[int, float] | None = None,
+    hand: bool = False,
+) -> None:
+    """Append ``frames`` frames of ``tops`` at 10 a second: ``hidden`` half under a
+    hand's edge (for the first ``hidden_frames`` frames, or all); ``unsure`` a square and
+    its lean, read empty (above 0) or as a White man (below); ``hand`` a hand the gate
+    sees, so the recorder drops the frames."""
+    t = out[-1].time + 0.1 if out else 0.0
+    for k in range(frames):
+        readings = [SquareReading.certain(top) for top in tops]
+        if unsure is not None:
+            square, lean = unsure
+            readings[square] = SquareReading((0.5 + lean, 0.5 - lean, 0.0, 0.0, 0.0))
+        if hidden is not None and (hidden_frames is None or k < hidden_frames):
+            readings[hidden] = SquareReading(readings[hidden].probs, occluded=0.5)
+        out.append(Observation(t + 0.1 * k, tuple(readings), occlusion=0.4 if hand else 0.0))
+
+
 def test_a_square_a_hand_edge_hides_for_a_frame_lets_no_move_land_there() -> None:
     """Pool generated#0 under the e2e's ``ponder`` condition: a hand held still over the
     man the player thinks of moving, unseen by the gate, reads his square empty and
@@ -251,28 +276,15 @@ def test_a_square_a_hand_edge_hides_for_a_frame_lets_no_move_land_there() -> Non
     variant = find_variant("international")
     start = Position.initial(variant)
     origin, beside, unsure = (variant.geometry.parse_square(n) for n in ("32", "28", "37"))
-    out: list[Observation] = []
-    t = 0.0
-
-    def show(tops: Board, frames: int, lean: float = 0.0, hidden: int | None = None) -> None:
-        """``lean``: the unsure square read empty (above 0) or as a White man (below)."""
-        nonlocal t
-        for k in range(frames):
-            readings = [SquareReading.certain(top) for top in tops]
-            if lean:
-                readings[unsure] = SquareReading((0.5 + lean, 0.5 - lean, 0.0, 0.0, 0.0))
-            if hidden is not None and k == 0:
-                readings[hidden] = SquareReading(readings[hidden].probs, occluded=0.5)
-            out.append(Observation(t, tuple(readings)))
-            t += 0.1
-
     board = _tops(start)
     pondered = tuple(Top.EMPTY if sq == origin else top for sq, top in enumerate(board))
-    show(board, 10)
-    show(pondered, 10, lean=0.1)  # the hand over 32 and 37, still and unseen
-    show(pondered, 8, lean=-0.1, hidden=beside)  # 37 tips; the hand's edge over 28
-    played = start.push_text("32-27")
-    show(_tops(played), 20)
+    out: list[Observation] = []
+
+    _still(out, board, 10)
+    _still(out, pondered, 10, unsure=(unsure, 0.1))  # the hand over 32 and 37, unseen
+    # 37 tips, and the hand's edge is over 28 for a frame
+    _still(out, pondered, 8, unsure=(unsure, -0.1), hidden=beside, hidden_frames=1)
+    _still(out, _tops(start.push_text("32-27")), 20)
 
     recorder = _record(out, Recorder(variant))
 
@@ -293,22 +305,12 @@ def test_no_move_lands_on_a_square_the_hand_hides_after_it_stirred() -> None:
     board = _tops(start)
     pondered = tuple(Top.EMPTY if sq == origin else top for sq, top in enumerate(board))
     out: list[Observation] = []
-    t = 0.0
 
-    def show(tops: Board, frames: int, *, hidden: int | None = None, hand: bool = False) -> None:
-        nonlocal t
-        for _ in range(frames):
-            readings = [SquareReading.certain(top) for top in tops]
-            if hidden is not None:
-                readings[hidden] = SquareReading(readings[hidden].probs, occluded=0.5)
-            out.append(Observation(t, tuple(readings), occlusion=0.4 if hand else 0.0))
-            t += 0.1
-
-    show(board, 10)
-    show(pondered, 20)  # the hand over 32, still and unseen
-    show(pondered, 1, hand=True)  # it stirs: the gate drops the frame
-    show(pondered, 20, hidden=beside)  # at rest again, over 28
-    show(_tops(start.push_text("32-27")), 20)
+    _still(out, board, 10)
+    _still(out, pondered, 20)  # the hand over 32, still and unseen
+    _still(out, pondered, 1, hand=True)  # it stirs: the gate drops the frame
+    _still(out, pondered, 20, hidden=beside)  # at rest again, over 28
+    _still(out, _tops(start.push_text("32-27")), 20)
 
     recorder = _record(out, Recorder(variant))
 
