@@ -100,13 +100,23 @@ class Picture:
         """Whether so many plies of each side could still turn ``position`` into this
         picture: each ply lands one piece on one square, and a piece leaves its square
         by moving (one per ply of its side) or by being captured (at most the surplus of
-        its colour on the board over the picture)."""
+        its colour on the board over the picture).
+
+        Column draughts: a capture takes only a tower's top, and the piece under it then
+        shows, of either side (column-draughts digest §1.6.1, §1.6.3b). So a square that
+        is a tower now may turn to either side with no piece landing on it, and so may
+        one where the other side's capture lands (its prisoners under it); and a side's
+        count of squares no longer bounds how many of its pieces were taken."""
         rank = self._rank_mismatch(position, tolerate)
-        for mine, seen, plies in (
-            (position.white, self.white, white_plies),
-            (position.black, self.black, black_plies),
+        for mine, seen, plies, others in (
+            (position.white, self.white, white_plies, black_plies),
+            (position.black, self.black, black_plies, white_plies),
         ):
             arrive = seen & ~(mine & ~rank) & self.known
+            if position.variant.towers:
+                if (arrive & ~position.towers).bit_count() > plies + others:
+                    return False
+                continue
             if arrive.bit_count() > plies:
                 return False
             depart = mine & ~seen & self.known

@@ -102,6 +102,12 @@ class Position:
         """Column draughts: the pieces under each square's top, by square (else empty)."""
         return self._below
 
+    @property
+    def towers(self) -> Bitboard:
+        """Column draughts: the squares whose top has pieces under it (else 0)."""
+        bits = self.variant.geometry.bits
+        return sum((bits[sq] for sq, under in enumerate(self._below) if under), 0)
+
     def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, Position)

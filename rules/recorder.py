@@ -1244,8 +1244,9 @@ def _sequences(start: Position, tolerate: Bitboard, picture: Picture, depths: ra
     fits the picture exactly (shortest first).
 
     Pruning: ``r`` more plies change at most ``2 r`` squares plus one per piece they
-    capture, and captures only remove pieces, so a node whose mismatch with the picture is
-    larger than that cannot lead to it; nor can one that needs more pieces of a colour to
+    capture, and captures only remove pieces (or, in column draughts, a tower's top, which
+    leaves the square occupied), so a node whose mismatch with the picture is larger than
+    that cannot lead to it; nor can one that needs more pieces of a colour to
     arrive or leave than that colour's plies allow (:meth:`Picture.reachable`). Nodes are
     memoised, so transpositions are expanded once.
     """
@@ -1257,7 +1258,7 @@ def _sequences(start: Position, tolerate: Bitboard, picture: Picture, depths: ra
         if left == 0:
             return [()] if wrong == 0 else []
         excess = (pos.white | pos.black).bit_count() - picture_pieces
-        if wrong.bit_count() > 2 * left + max(excess, 0):
+        if (wrong & ~pos.towers).bit_count() > 2 * left + max(excess, 0):
             return []
         mover, other = (left + 1) // 2, left // 2
         white, black = (mover, other) if pos.turn is Color.WHITE else (other, mover)

@@ -114,3 +114,26 @@ def test_a_new_king_left_a_man_is_flagged_when_the_opponent_moves_elsewhere() ->
     recorder = _record(sim, Recorder(start.variant, start=start))
     assert [r.move for r in recorder.record] == [first, reply]
     assert [(f.kind, f.ply) for f in recorder.flags] == [(IrregularityKind.NOT_CROWNED, 1)]
+
+
+def test_two_plies_unseen_whose_captures_free_prisoners_are_caught_up() -> None:
+    """Bashni under the e2e's ``hard`` condition (seed 88, plies 29-30): the board was
+    lost while White took the tops of f4 and f6, and the hand playing Black's reply came
+    before the picture settled. Taking f4's black top shows the white king under it
+    (liberation, column-draughts digest §1.6.3b), so White's colour appears on two
+    squares after one White ply; the catch-up took that for impossible and the two
+    plies waited 12 s, until a later ply was seen."""
+    start = Position.from_fen(
+        "bashni", "W:Wa3,e3,b2(www),d2,f2,e1,g1:Bb8,f8,h8,f6(bbbb),h6,a5,c5(bw),f4(bW),h2(bw)"
+    )
+    moves = [start.parse_move("e3:e7")]
+    moves.append(start.play(moves[0]).parse_move("f8:d6"))
+    after = start.play(moves[0]).play(moves[1])
+    sim = Simulator(start.variant, Noise(), seed=9)
+    sim.settle(tops_of(start), 20, heights_of(start))
+    sim.hidden(tops_of(start), 15)
+    sim.settle(tops_of(after), 30, heights_of(after))
+    recorder = _record(sim, Recorder(start.variant, start=start))
+    assert [r.move for r in recorder.record] == moves
+    assert recorder.position == after
+    assert recorder.flags == []
