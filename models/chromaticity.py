@@ -41,6 +41,13 @@ drain a piece's hue."""
 GLARE_LEVEL = 250.0
 """Pixels with a channel above this (of 255, plus one) are a lamp's highlight, not the
 piece's colour."""
+WASHED_SPREADS = 0.5
+"""A piece whose chromaticity lies within this many spreads of the line from the more
+vivid colour's mean to grey may be that colour washed out by a lamp's highlight: half
+the floor is 4 points, about how far one frame's pieces of a colour stray from their
+mean. (A whole spread took a purple king near grey for washed teal, on a webcam photo.)"""
+GREY = np.array([100 / 3, 100 / 3])
+"""The chromaticity of white light, and of any grey."""
 PALE_SATURATION = 0.3
 PALE_LEVEL = 120.0
 """A pixel whose saturation ((max - min) / max) is under :data:`PALE_SATURATION` and
@@ -114,10 +121,33 @@ class ColourGaussians:
         return cls(np.nan_to_num(means, nan=100 / 3), np.fmax(spread, SPREAD_FLOOR))
 
     def white_log_odds(self, shares: np.ndarray) -> np.ndarray:
-        """``(N,)`` log-odds of White over Black for ``(N, 2)`` chromaticities; 0 for NaN."""
+        """``(N,)`` log-odds of White over Black for ``(N, 2)`` chromaticities; 0 for NaN.
+
+        A lamp's highlight adds white light, which draws a piece's chromaticity towards
+        grey: a brown man under the lamp reads as a cream one, while no light makes a
+        cream man read brown. So where a piece may be the more vivid colour washed out
+        (:meth:`_washed`), the cue does not speak for the paler colour."""
         to_white = ((shares - self.means[0]) / self.spread) ** 2
         to_black = ((shares - self.means[1]) / self.spread) ** 2
-        out: np.ndarray = np.nan_to_num(0.5 * (to_black - to_white).sum(axis=1))
+        odds = 0.5 * (to_black - to_white).sum(axis=1)
+        vivid = int(self._vividness(1) > self._vividness(0))  # 0: White, 1: Black
+        washed = self._washed(shares, self.means[vivid])
+        odds = np.where(washed, np.minimum(odds, 0) if vivid else np.maximum(odds, 0), odds)
+        out: np.ndarray = np.nan_to_num(odds)
+        return out
+
+    def _vividness(self, colour: int) -> float:
+        """How far, in spreads, a colour's mean lies from grey."""
+        return float(np.linalg.norm((self.means[colour] - GREY) / self.spread))
+
+    def _washed(self, shares: np.ndarray, vivid: np.ndarray) -> np.ndarray:
+        """``(N,)`` whether each chromaticity lies within :data:`WASHED_SPREADS` of the
+        line from ``vivid`` to grey: that colour with white light added."""
+        line = (vivid - GREY) / self.spread
+        offset = (shares - GREY) / self.spread
+        along = np.clip(offset @ line / max(float(line @ line), 1e-12), 0.0, 1.0)
+        distance = np.linalg.norm(offset - along[:, None] * line, axis=1)
+        out: np.ndarray = distance <= WASHED_SPREADS
         return out
 
     @property
