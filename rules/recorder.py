@@ -142,10 +142,11 @@ class RecorderConfig:
     """A square read in a single frame (a hand over the board, say) counts as glimpsed with
     a side when that side leads the other two by this much (p about 0.95)."""
     uncrowned_frame_nats: float = 1.5
-    """A man left uncrowned is flagged only if, frame by frame on average, he reads as a
-    man rather than a king by this much (p about 0.8): under a camera nearly straight
-    above, a king of two stacked discs shows no side and may read as a weak man in every
-    frame, a lean that the summed evidence turns into a sure man."""
+    """A man left uncrowned, or a king who lost his crown, is flagged only if, frame by
+    frame on average, he reads as a man rather than a king by this much (p about 0.8):
+    under a camera nearly straight above, a king of two stacked discs shows no side and
+    may read as a weak man in every frame, a lean that the summed evidence turns into a
+    sure man."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1005,6 +1006,15 @@ class Recorder:
 
     def _flag(self, finding: arbiter.Finding, time: float, picture: Picture) -> None:
         ply = self.ply + 1 if finding.is_move else self.ply
+        if finding.kind is IrregularityKind.KING_UNCROWNED and not all(
+            (man := picture.top(sq)) is not None and self._plainly_a_man(sq, man)
+            for sq in finding.squares
+        ):
+            # a king of two discs may read as a weak man in every frame (a camera nearly
+            # above, a lamp on his side): he stays a king, and no flag is raised
+            self._tolerate |= self.variant.geometry.mask_of(finding.squares)
+            self._candidates = None
+            return
         names = tuple(self.variant.geometry.name(sq) for sq in finding.squares)
         self._keep_restore()
         self._visits.reset()
