@@ -1012,8 +1012,7 @@ class Recorder:
         ):
             # a king of two discs may read as a weak man in every frame (a camera nearly
             # above, a lamp on his side): he stays a king, and no flag is raised
-            self._tolerate |= self.variant.geometry.mask_of(finding.squares)
-            self._candidates = None
+            self._tolerate_men_on(finding.squares)
             return
         names = tuple(self.variant.geometry.name(sq) for sq in finding.squares)
         self._keep_restore()
@@ -1034,10 +1033,14 @@ class Recorder:
                 self._record_plies((finding.replacement,), time, picture, ())
             return
         if finding.kind is IrregularityKind.KING_UNCROWNED:
-            self._tolerate |= self.variant.geometry.mask_of(finding.squares)
-            self._candidates = None
+            self._tolerate_men_on(finding.squares)
             return
         self._resync(finding.after, time, finding.kind.value, finding.is_move, finding.notation)
+
+    def _tolerate_men_on(self, squares: tuple[Square, ...]) -> None:
+        """The kings on ``squares`` stay kings while they look like men (I 3.7)."""
+        self._tolerate |= self.variant.geometry.mask_of(squares)
+        self._candidates = None
 
     def _keep_restore(self) -> None:
         """Keep the state before an irregularity (after several, the one before the first)."""

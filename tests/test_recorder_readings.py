@@ -250,14 +250,15 @@ def _still(
     hidden_frames: int | None = None,
     unsure: tuple[int, float] | None = None,
     hand: bool = False,
+    read: Reader = _certain,
 ) -> None:
-    """Append ``frames`` frames of ``tops`` at 10 a second: ``hidden`` half under a
-    hand's edge (for the first ``hidden_frames`` frames, or all); ``unsure`` a square and
-    its lean, read empty (above 0) or as a White man (below); ``hand`` a hand the gate
-    sees, so the recorder drops the frames."""
+    """Append ``frames`` frames of ``tops`` at 10 a second, each square as ``read`` reads
+    it: ``hidden`` half under a hand's edge (for the first ``hidden_frames`` frames, or
+    all); ``unsure`` a square and its lean, read empty (above 0) or as a White man
+    (below); ``hand`` a hand the gate sees, so the recorder drops the frames."""
     t = out[-1].time + 0.1 if out else 0.0
     for k in range(frames):
-        readings = [SquareReading.certain(top) for top in tops]
+        readings = [read(sq, top) for sq, top in enumerate(tops)]
         if unsure is not None:
             square, lean = unsure
             readings[square] = SquareReading((0.5 + lean, 0.5 - lean, 0.0, 0.0, 0.0))
@@ -339,14 +340,12 @@ def test_a_king_who_reads_as_a_weak_man_is_not_flagged_uncrowned() -> None:
     start = Position.from_fen("international", "W:WK28,45:B5,10")
     landing = start.variant.geometry.parse_square("22")
     played = _played(start, ["28-22"])
-    seen = _frames(played)  # the king lands, read as a king; a hand comes and goes
-    last = seen[-1]
-    seen += [Observation(last.time + 0.1 * k, last.squares, occlusion=0.4) for k in (1, 2, 3)]
     tops = _tops(played[-1])
+    seen = _frames(played)  # the king lands, read as a king; a hand comes and goes
+    _still(seen, tops, 3, hand=True)
     for man, flags in ((0.65, []), (0.95, ["king_uncrowned"])):
-        read = _king_leaning_man(landing, man)
-        readings = tuple(read(sq, top) for sq, top in enumerate(tops))
-        later = [Observation(seen[-1].time + 0.1 * k, readings) for k in range(1, 41)]
-        recorder = _record(seen + later, Recorder(start.variant, start=start))
+        frames = list(seen)
+        _still(frames, tops, 40, read=_king_leaning_man(landing, man))
+        recorder = _record(frames, Recorder(start.variant, start=start))
         assert [r.notation for r in recorder.record] == ["28-22"]
         assert [f.kind.value for f in recorder.flags] == flags
