@@ -70,8 +70,9 @@ class Finding:
     after: Position
     is_move: bool
     notation: str = ""
-    replacement: Move | None = None
-    """A move taken back and replaced: the legal move played instead (``after`` follows it)."""
+    replacement: tuple[Move, ...] = ()
+    """A move taken back and replaced: the legal plies played instead (``after`` follows
+    them)."""
 
 
 def explain(
@@ -117,7 +118,7 @@ def _taken_back(p: Position, previous: Position, pic: Picture, tol: Bitboard) ->
                 (m.path[0], m.path[-1]),
                 after,
                 is_move=False,
-                replacement=m,
+                replacement=(m,),
             )
     return None
 

@@ -311,7 +311,7 @@ class Recorder:
         self._pending_picture: Picture | None = None
         self._pending_since = 0.0
         self._searched: dict[tuple[Position, Picture, tuple[Seq, ...]], list[Seq]] = {}
-        self._heals: dict[tuple[Position, Picture], list[Seq]] = {}
+        self._heals: dict[tuple[Position, Bitboard, Picture], list[Seq]] = {}
         """Sequences from the position before an irregularity (:meth:`_healed`)."""
         self._open: tuple[Seq, ...] = ()
         """Sequences an earlier picture fitted, ending differently on squares not read."""
@@ -760,7 +760,42 @@ class Recorder:
                 tolerate=self._tolerate,
                 previous=previous,
             )
+        if finding is None and previous is not None:
+            finding = self._replaced(previous, self._tolerate & previous.kings, picture)
         return finding
+
+    def _replaced(
+        self, previous: Position, tolerate: Bitboard, picture: Picture
+    ) -> arbiter.Finding | None:
+        """The last ply recorded was not on the board, and legal plies from ``previous``, the
+        position before it, explain the picture, all to one end: it was taken back and
+        they were played instead (I 5.4.4), or it was never played.
+
+        Why: english under the e2e's ``ponder`` condition (seed 112): a player's hand held
+        still over his men, the colour of the light squares, was taken by the gate for
+        pieces put down; the man under it read empty and a fragment of it read as a man on
+        the square in front, and 29-25, never played, was recorded. He then played 17-13,
+        and his opponent 4-8 before the picture had stood long enough to be flagged: from
+        29-25 nothing explained the board, and the game was resynchronised from the
+        picture with ply 12 wrong for good. Whether the ply was taken back or never
+        played, the board shows the game as it stands; the flag tells the arbiter."""
+        sequences = self._sequences_to(picture, previous, tolerate)
+        if len({_end(previous, seq) for seq in sequences}) != 1:
+            return None
+        plies, names, position = sequences[0], [], previous
+        for m in plies:
+            names.append(position.move_name(m))
+            position = position.play(m)
+        first = plies[0].path
+        return arbiter.Finding(
+            IrregularityKind.MOVE_TAKEN_BACK,
+            f"the last move was taken back, or never played, and {' '.join(names)} played"
+            " instead",
+            (first[0], first[-1]),
+            position,
+            is_move=False,
+            replacement=plies,
+        )
 
     def _fewer_visits_than_plies(
         self, picture: Picture, sequences: list[Seq]
@@ -1029,8 +1064,7 @@ class Recorder:
             self._restore = None
             taken = self.record.pop()
             self._resync(taken.before, time, finding.kind.value, is_move=False, notation="")
-            if finding.replacement is not None:
-                self._record_plies((finding.replacement,), time, picture, ())
+            self._record_plies(finding.replacement, time, picture, ())
             return
         if finding.kind is IrregularityKind.KING_UNCROWNED:
             self._tolerate_men_on(finding.squares)
@@ -1102,20 +1136,44 @@ class Recorder:
         assert r is not None
         if not self._irregular_since(r):
             return False
-        key = (r.position, picture)
-        if key not in self._heals:
-            depths = range(1, self.config.catch_up_plies + 1)
-            self._heals[key] = _sequences(r.position, r.tolerate, picture, depths)
-        sequences = self._heals[key]
+        sequences = self._sequences_to(picture, r.position, r.tolerate)
         ends = {_end(r.position, seq) for seq in sequences}
         if len(ends) != 1:
-            return False
+            return self._healed_before(r, picture, time)
         shortest = [seq for seq in sequences if len(seq) == len(sequences[0])]
         self._go_back(r, time, "irregularity undone by the moves that followed")
         self._record_plies(
             shortest[0], time, picture, tuple(" ".join(self._names(s)) for s in shortest[1:6])
         )
         return True
+
+    def _healed_before(self, r: _Restore, picture: Picture, time: float) -> bool:
+        """:meth:`_healed` one ply further back: the ply recorded before the irregularity was
+        not on the board either (:meth:`_replaced`).
+
+        Why: english under the e2e's ``ponder`` condition (seed 112), ply 18: a hand held
+        still over the board made 32-27, never played, fit; under it 24 then read empty,
+        flagged as a piece removed. The hand gone, 24-20 15x24 20x11 were played, which
+        nothing from the flagged position explains."""
+        last = self.record[r.record_length - 1] if r.record_length else None
+        if last is None or last.move is None or last.after != r.position:
+            return False
+        finding = self._replaced(last.before, r.tolerate & last.before.kings, picture)
+        if finding is None:
+            return False
+        self._go_back(r, time, "irregularity undone by the moves that followed")
+        self._flag(finding, time, picture)
+        return True
+
+    def _sequences_to(self, picture: Picture, start: Position, tolerate: Bitboard) -> list[Seq]:
+        """The legal sequences from ``start`` that explain ``picture`` (:func:`_sequences`),
+        remembered until the position changes: asked again frame after frame while an
+        irregularity waits to be healed."""
+        key = (start, tolerate, picture)
+        if key not in self._heals:
+            depths = range(1, self.config.catch_up_plies + 1)
+            self._heals[key] = _sequences(start, tolerate, picture, depths)
+        return self._heals[key]
 
     def _irregular_since(self, r: _Restore) -> bool:
         """Whether the game left the rules after ``r``: an irregular ply, or a position

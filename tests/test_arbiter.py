@@ -462,6 +462,70 @@ def test_a_move_taken_back_and_left_so_is_flagged(shared_data: Path) -> None:
     assert recorder.ply == 5 and recorder.position == position
 
 
+def _never_played(
+    shared_data: Path, variant: str, then: Callable[[Position], Tops] | None = None
+) -> tuple[Recorder, list[Move]]:
+    """The first eight plies or more of a real game, then a ply that was never played (a
+    still hand the gate took for pieces, read as a man moved) standing long enough to be
+    recorded, the board ``then`` makes of it left standing past the I 5.5 grace if given,
+    then the game's next two plies played unseen (the picture had no time to be flagged
+    between them). The recorder and the plies played."""
+    game = shared_games(shared_data, variant, 1)[0]
+    sim = Simulator(game.variant, Noise(square_error_rate=0.01), seed=15)
+    position = game.start
+    sim.settle(tops_of(position))
+    k = 0
+    while k < 8 or len(position.legal_moves()) < 2:  # a ply with a move not played
+        position = sim.play(position, game.moves[k])
+        k += 1
+    phantom = position.play(next(m for m in position.legal_moves() if m != game.moves[k]))
+    sim.show(tops_of(phantom), 20)
+    if then is not None:
+        sim.show(then(phantom), STAND_FRAMES)
+    after = position.play(game.moves[k]).play(game.moves[k + 1])
+    sim.hidden(tops_of(after))
+    sim.settle(tops_of(after), 30)
+    return _run(sim, variant), list(game.moves[: k + 2])
+
+
+@pytest.mark.parametrize("variant", ["international", "english"])
+def test_a_recorded_move_never_played_is_replaced_by_the_plies_the_board_shows(
+    shared_data: Path, variant: str
+) -> None:
+    """english under the e2e's ponder condition (seed 112): 29-25 was recorded from a still
+    hand, never played; 17-13 and 4-8 followed before the picture could be flagged, and
+    the game was resynchronised with ply 12 wrong. The record now takes the two plies in
+    its place and the arbiter is told."""
+    recorder, played = _never_played(shared_data, variant)
+    assert [r.move for r in recorder.record] == played
+    (flag,) = recorder.flags
+    assert (flag.kind, flag.ply) == (K.MOVE_TAKEN_BACK, len(played) - 1)
+    names = " ".join(r.notation for r in recorder.record[-2:])
+    assert f"never played, and {names} played instead" in flag.evidence
+
+
+def _a_man_removed(position: Position) -> Tops:
+    """``position``'s board with one man of the side that just moved taken off."""
+    victim = next(sq for sq, st in position.stacks() if st[0].color is position.turn.other)
+    return tuple(Top.EMPTY if sq == victim else t for sq, t in enumerate(tops_of(position)))
+
+
+def test_a_move_never_played_is_replaced_though_an_irregularity_was_flagged_after_it(
+    shared_data: Path,
+) -> None:
+    """english under ponder (seed 112), ply 18: after 32-27, never played, the man under
+    the hand read as removed and was flagged; then the real plies came, which nothing from
+    the flagged board explains. The record goes back past both."""
+    recorder, played = _never_played(shared_data, "international", then=_a_man_removed)
+    assert [r.move for r in recorder.record] == played
+    assert [(f.kind, f.ply) for f in recorder.flags] == [
+        (K.PIECES_REMOVED, len(played) - 1),
+        (K.MOVE_TAKEN_BACK, len(played) - 1),
+    ]
+    healing = [e for e in recorder.events if isinstance(e, Resynchronised) and e.undone]
+    assert [e.undone for e in healing] == [1]
+
+
 # a hand held still over a man 5 s past the recorder's patience with a move in progress
 HELD_FRAMES = round(RecorderConfig().lifted_wait_seconds * 10) + 50
 
@@ -474,7 +538,7 @@ def _pondered(
     ``unseen`` = 2 the camera misses the reply as well), and two more plies follow."""
     game = shared_games(shared_data, variant, 1)[0]
     k = 6
-    sim = Simulator(game.variant, NOISE, seed=15)
+    sim = Simulator(game.variant, Noise(square_error_rate=0.01), seed=15)
     position = game.start
     sim.settle(tops_of(position))
     for move in game.moves[:k]:
