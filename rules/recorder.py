@@ -789,8 +789,7 @@ class Recorder:
         first = plies[0].path
         return arbiter.Finding(
             IrregularityKind.MOVE_TAKEN_BACK,
-            f"the last move was taken back, or never played, and {' '.join(names)} played"
-            " instead",
+            f"the last move was taken back, or never played, and {' '.join(names)} played instead",
             (first[0], first[-1]),
             position,
             is_move=False,
