@@ -312,7 +312,8 @@ class Recorder:
         self._pending_since = 0.0
         self._searched: dict[tuple[Position, Picture, tuple[Seq, ...]], list[Seq]] = {}
         self._heals: dict[tuple[Position, Bitboard, Picture], list[Seq]] = {}
-        """Sequences from the position before an irregularity (:meth:`_healed`)."""
+        """Sequences from the position before an irregularity, or before the last ply
+        (:meth:`_sequences_to`)."""
         self._open: tuple[Seq, ...] = ()
         """Sequences an earlier picture fitted, ending differently on squares not read."""
         self._restore: _Restore | None = None
@@ -782,16 +783,14 @@ class Recorder:
         sequences = self._sequences_to(picture, previous, tolerate)
         if len({_end(previous, seq) for seq in sequences}) != 1:
             return None
-        plies, names, position = sequences[0], [], previous
-        for m in plies:
-            names.append(position.move_name(m))
-            position = position.play(m)
+        plies = sequences[0]
+        names = " ".join(self._names(plies, previous))
         first = plies[0].path
         return arbiter.Finding(
             IrregularityKind.MOVE_TAKEN_BACK,
-            f"the last move was taken back, or never played, and {' '.join(names)} played instead",
+            f"the last move was taken back, or never played, and {names} played instead",
             (first[0], first[-1]),
-            position,
+            _end(previous, plies),
             is_move=False,
             replacement=plies,
         )
@@ -890,8 +889,9 @@ class Recorder:
             pos, tol = pos.play(m), _moved_tolerance(pos, m, tol)
         return pos, tol
 
-    def _names(self, moves: tuple[Move, ...]) -> list[str]:
-        out, pos = [], self.position
+    def _names(self, moves: tuple[Move, ...], start: Position | None = None) -> list[str]:
+        """The plies' notation, played from ``start`` (the position now by default)."""
+        out, pos = [], start or self.position
         for m in moves:
             out.append(pos.move_name(m))
             pos = pos.play(m)
