@@ -339,6 +339,23 @@ def taken_back_and_replaced(shared_data: Path) -> Simulator:
     return sim
 
 
+def never_played_then_replaced(shared_data: Path) -> Simulator:
+    """Ply 8 is recorded from a still hand read as a man moved, never played; the real ply
+    8 and the reply follow unseen, and replace it (docs/recorder.md, step 7)."""
+    moves = real_moves(shared_data, WK2003, "international", limit=9)
+    sim = Simulator(INTERNATIONAL, Noise(square_error_rate=0.005), seed=13)
+    position = Position.initial(INTERNATIONAL)
+    sim.settle(tops_of(position))
+    for move in moves[:7]:
+        position = sim.play(position, move)
+    phantom = next(m for m in position.legal_moves() if m != moves[7])
+    sim.show(tops_of(position.play(phantom)), 20)
+    after = position.play(moves[7]).play(moves[8])
+    sim.hidden(tops_of(after))
+    sim.settle(tops_of(after), 30)
+    return sim
+
+
 def unexplained_then_played_on(shared_data: Path) -> Simulator:
     """Three white men moved at once (no named irregularity fits), then play goes on."""
     start, board = three_white_men_moved_at_once()
@@ -375,7 +392,13 @@ def pieces_removed_between_moves(shared_data: Path) -> Simulator:
 
 
 @pytest.mark.parametrize(
-    "scenario", [taken_back_and_replaced, unexplained_then_played_on, pieces_removed_between_moves]
+    "scenario",
+    [
+        taken_back_and_replaced,
+        never_played_then_replaced,
+        unexplained_then_played_on,
+        pieces_removed_between_moves,
+    ],
 )
 def test_journal_scoresheet_matches_the_recorders_own(
     shared_data: Path, scenario: Callable[[Path], Simulator]
