@@ -538,7 +538,7 @@ def _pondered(
     ``unseen`` = 2 the camera misses the reply as well), and two more plies follow."""
     game = shared_games(shared_data, variant, 1)[0]
     k = 6
-    sim = Simulator(game.variant, Noise(square_error_rate=0.01), seed=15)
+    sim = Simulator(game.variant, NOISE, seed=15)
     position = game.start
     sim.settle(tops_of(position))
     for move in game.moves[:k]:

@@ -323,14 +323,21 @@ def test_bumped_board_is_reported_and_recording_resumes() -> None:
 # -- irregularities: the journal keeps what the recorder decided -------------------------------
 
 
-def taken_back_and_replaced(shared_data: Path) -> Simulator:
-    """Ply 8 is made, taken back after release (I 5.4.4), and another move played."""
-    moves = real_moves(shared_data, WK2003, "international", limit=8)
+def seven_plies_played(shared_data: Path) -> tuple[Simulator, Position, list[Move]]:
+    """wk2003's first game, its first seven plies played with a few squares misread: the
+    simulator, the position, and the game's first nine moves."""
+    moves = real_moves(shared_data, WK2003, "international", limit=9)
     sim = Simulator(INTERNATIONAL, Noise(square_error_rate=0.005), seed=13)
     position = Position.initial(INTERNATIONAL)
     sim.settle(tops_of(position))
     for move in moves[:7]:
         position = sim.play(position, move)
+    return sim, position, moves
+
+
+def taken_back_and_replaced(shared_data: Path) -> Simulator:
+    """Ply 8 is made, taken back after release (I 5.4.4), and another move played."""
+    sim, position, moves = seven_plies_played(shared_data)
     sim.play(position, moves[7])
     sim.show(tops_of(position), STAND_FRAMES)
     instead = next(m for m in position.legal_moves() if m != moves[7])
@@ -342,12 +349,7 @@ def taken_back_and_replaced(shared_data: Path) -> Simulator:
 def never_played_then_replaced(shared_data: Path) -> Simulator:
     """Ply 8 is recorded from a still hand read as a man moved, never played; the real ply
     8 and the reply follow unseen, and replace it (docs/recorder.md, step 7)."""
-    moves = real_moves(shared_data, WK2003, "international", limit=9)
-    sim = Simulator(INTERNATIONAL, Noise(square_error_rate=0.005), seed=13)
-    position = Position.initial(INTERNATIONAL)
-    sim.settle(tops_of(position))
-    for move in moves[:7]:
-        position = sim.play(position, move)
+    sim, position, moves = seven_plies_played(shared_data)
     phantom = next(m for m in position.legal_moves() if m != moves[7])
     sim.show(tops_of(position.play(phantom)), 20)
     after = position.play(moves[7]).play(moves[8])
