@@ -781,8 +781,10 @@ class Recorder:
         picture with ply 12 wrong for good. Whether the ply was taken back or never
         played, the board shows the game as it stands; the flag tells the arbiter."""
         sequences = self._sequences_to(picture, previous, tolerate)
-        if len({_end(previous, seq) for seq in sequences}) != 1:
+        ends = {_end(previous, seq) for seq in sequences}
+        if len(ends) != 1:
             return None
+        (after,) = ends
         plies = sequences[0]
         names = " ".join(self._names(plies, previous))
         first = plies[0].path
@@ -790,7 +792,7 @@ class Recorder:
             IrregularityKind.MOVE_TAKEN_BACK,
             f"the last move was taken back, or never played, and {names} played instead",
             (first[0], first[-1]),
-            _end(previous, plies),
+            after,
             is_move=False,
             replacement=plies,
         )
