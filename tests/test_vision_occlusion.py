@@ -158,6 +158,40 @@ def test_a_skin_coloured_patch_beside_a_new_man_still_holds_the_board() -> None:
     assert all(g.cells[4, 1] > 0.3 for g in readings)
 
 
+def _man_and_a_shadow_two_squares_off() -> np.ndarray:
+    """A cream man put down on (4, 1), and a shadow over the middle of the light square
+    (2, 4), two squares off, with no change beside it: a tall dark tower's on a dark
+    square, which changes only at its top, or a hand's."""
+    board = _board()
+    cv2.ellipse(board, (72, 40), (6, 5), 0, 0, 360, SHADE, -1)
+    cv2.circle(board, (24, 72), 6, MAN, -1)
+    return board
+
+
+def test_a_shadow_off_any_change_settles_in_a_column_game() -> None:
+    """lasca generated#0 under ``hard`` in the e2e run (seed 139): a dark tower moved onto
+    a dark square showed only at its top, its shadow on the light square beside it lay
+    further than a quarter cell from that change, held the stable image, and every moved
+    cream man stayed hidden: 16 plies unseen."""
+    gate = OcclusionGate(8, towers=True)
+    _settled(gate, _board())
+    readings = [gate.update(_man_and_a_shadow_two_squares_off()) for _ in range(9)]
+    assert readings[0].cells[4, 1] > 0.3  # skin-coloured and new: hidden at first
+    assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
+
+
+def test_a_piece_apart_from_what_holds_the_board_is_seen() -> None:
+    """In a draughts game a shadow off any piece's change holds the stable image (a hand's
+    may be there), but the man two squares from it is seen once the board has been still
+    for ``piece_frames``; the shadow's square stays hidden."""
+    gate = OcclusionGate(8)
+    _settled(gate, _board())
+    readings = [gate.update(_man_and_a_shadow_two_squares_off()) for _ in range(12)]
+    settled = readings[gate.settings.piece_frames :]
+    assert readings[0].cells[4, 1] > 0.3
+    assert all(g.cells[4, 1] == 0.0 and g.cells[2, 4] > 0.3 for g in settled)
+
+
 def test_a_tall_tower_on_an_edge_square_settles_though_it_lies_along_the_edge() -> None:
     """bashni generated#2 in the e2e run: a tower of ten on a3, its side and shadow
     touching the board's edge over 18 px, more than the cell an arm may touch; the old
