@@ -108,13 +108,14 @@ class Picture:
         one where the other side's capture lands (its prisoners under it); and a side's
         count of squares no longer bounds how many of its pieces were taken."""
         rank = self._rank_mismatch(position, tolerate)
+        towers = position.towers if position.variant.towers else 0
         for mine, seen, plies, others in (
             (position.white, self.white, white_plies, black_plies),
             (position.black, self.black, black_plies, white_plies),
         ):
             arrive = seen & ~(mine & ~rank) & self.known
             if position.variant.towers:
-                if (arrive & ~position.towers).bit_count() > plies + others:
+                if (arrive & ~towers).bit_count() > plies + others:
                     return False
                 continue
             if arrive.bit_count() > plies:
