@@ -268,10 +268,11 @@ class OcclusionGate:
         every other change (``rest``): while something else holds the stable image, they
         are what the board shows, not a hand. Hidden as skin until the whole board
         refreshed, moved cream men stayed hidden in lasca generated#0 under ``hard``
-        (seed 139) while a tower's shadow two squares off held the board, the whole board
+        (seed 139) while a tower's shadow squares away held the board, the whole board
         counted over the recorder's limit, and four plies were caught up in the wrong
-        order. A hand the colour of the board changes in bits near one another, each
-        within a cell of the next."""
+        order. A hand the colour of the board shows in bits, but within a cell of one
+        another: none of the kept ``ponder`` videos of runs 28-30 changed a ply or a
+        flag with this (docs/vision.md)."""
         if not pieces.any() or not rest.any():
             return np.zeros_like(pieces)
         reach = int(2 * self.settings.apart_cells * self.settings.cell_px) | 1
