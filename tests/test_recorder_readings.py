@@ -349,3 +349,19 @@ def test_a_king_who_reads_as_a_weak_man_is_not_flagged_uncrowned() -> None:
         recorder = _record(frames, Recorder(start.variant, start=start))
         assert [r.notation for r in recorder.record] == ["28-22"]
         assert [f.kind.value for f in recorder.flags] == flags
+
+
+def test_a_king_who_reads_as_a_man_where_he_lands_is_recorded_without_a_flag() -> None:
+    """Portuguese under the e2e's ``ponder`` condition (seed 157, ply 45): a king captured
+    onto a square where he read as a man in every frame, and the recorder recorded
+    nothing more, with no flag, for the last 16 plies. The rules know he is a king
+    (I 3.7); where he lands his second disc may not show."""
+    start = Position.from_fen("international", "W:WK28,45:B5,10")
+    landing = start.variant.geometry.parse_square("22")
+    moves = ["28-22", "10-14", "45-40", "5-10", "22-17"]
+    frames = _frames(_played(start, moves), read=_king_leaning_man(landing, 0.95))
+
+    recorder = _record(frames, Recorder(start.variant, start=start))
+
+    assert [r.notation for r in recorder.record] == moves
+    assert recorder.flags == []
