@@ -170,11 +170,10 @@ class OcclusionGate:
         hidden = changed & (moving | skin_mask(board_bgr)) | self._hand_regions(changed)
         self._previous = colour
         self._still_count = self._still_count + 1 if motion < s.still_motion else 0
-        pieces = np.zeros_like(changed)
-        if self._still_count >= s.still_frames:
-            pieces = self._settled_pieces(changed, colour, stable)
+        still = self._still_count >= s.still_frames
+        pieces = self._settled_pieces(changed, colour, stable) if still else np.zeros_like(changed)
         if self._stable is None or (
-            self._still_count >= s.still_frames
+            still
             and not self._hand_regions(hidden & ~pieces).any()
             and not self._light_covered(changed & ~pieces, colour, stable)
         ):
@@ -480,7 +479,7 @@ class OcclusionGate:
         every new shadow held the board, and 16 plies went unseen). In a draughts game a
         piece's shadow lies beside its change (:meth:`_shadows`), and a shadow further
         off is a hand's (portuguese generated#0 under ``ponder``, seed 97: let off, it
-        let a still hand in, and four plies were lost)."""
+        let a still hand in, and plies 51-60 were lost)."""
         if not self._light_changed(changed):
             return False
         bare = changed & ~self._covered(stable)
