@@ -22,7 +22,7 @@ from rules.variants import Variant
 from vision.locate import BoardLocation, BoardNotFound, Image
 from vision.observe import ObserverConfig, Registration, locate
 from vision.orient import bottom_facing_turn, parity_turns
-from vision.prototype import ColourPrototypes, centre_colours
+from vision.prototype import ColourPrototypes, centre_colours, rim_strengths
 from vision.rectify import square_crops
 
 log = logging.getLogger(__name__)
@@ -47,6 +47,14 @@ OFF_COLOUR_SHARE = 8
 #: filled. No glint or shadow does that, so one such square refuses the image (a frame a few
 #: plies into the game otherwise passes for the start when glare hides what else moved).
 LOOKALIKE_RATIO = 2.0
+#: A square's rim strength (:func:`~vision.prototype.rim_strengths`) reads as the wrong
+#: kind (a man for an empty square) when it lies this many times nearer that kind's median
+#: than its own, and the medians stand this many times their spreads apart. On 900
+#: rendered starts the
+#: worst square was 2.1 times nearer the wrong median (its groups 2.6 spreads apart);
+#: men moved one to three plies on read 30 to 800 times nearer.
+RIM_RATIO = 3.0
+RIM_SEPARATED_SPREADS = 3.0
 #: Men whose lightness (Lab L of 255) differs less than this look alike to the user too.
 SIMILAR_LIGHTNESS = 15.0
 
@@ -175,7 +183,8 @@ def calibrate_start_position(
             f"{source}: {int(odd.sum())} squares do not look like the rest of the start"
             f" position ({names}): a hand over the board, or pieces out of place"
         )
-    lookalike = lookalike_squares(colours[turns], white, black)
+    crops = square_crops(image, found, geometry, turns=turns)
+    lookalike = lookalike_squares(colours[turns], white, black, rim_strengths(crops))
     if lookalike.any():
         names = ", ".join(geometry.name(sq) for sq in squares[lookalike][:8])
         raise CalibrationError(
@@ -183,9 +192,8 @@ def calibrate_start_position(
             f" position ({names}): pieces moved (not the start position), or a hand over them"
         )
     keep = ~odd  # the few odd squares allowed (a glint, a stray shadow) are left out
-    crops = square_crops(image, found, geometry, turns=turns)[keep]
     kept_tops = [t for t, k in zip(tops, keep, strict=True) if k]
-    prototypes = ColourPrototypes.learn(crops, kept_tops, light_is_white=light_is_white)
+    prototypes = ColourPrototypes.learn(crops[keep], kept_tops, light_is_white=light_is_white)
     return _calibration(variant, image, found, turns, prototypes)
 
 
@@ -195,20 +203,63 @@ def off_colour_squares(
     """Squares whose centre colour is far (:data:`OFF_COLOUR_LAB`) from the median colour
     of its group (empty, White's men, Black's men): a hand, its shadow, a glint, a piece
     astray."""
-    own, _ = _group_distances(colours, _groups(white, black))
+    own, _, _ = _group_distances(colours, _groups(white, black))
     return np.asarray(own > OFF_COLOUR_LAB, np.bool_)
 
 
 def lookalike_squares(
-    colours: npt.NDArray[np.float64], white: npt.NDArray[np.bool_], black: npt.NDArray[np.bool_]
+    colours: npt.NDArray[np.float64],
+    white: npt.NDArray[np.bool_],
+    black: npt.NDArray[np.bool_],
+    rims: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.bool_]:
     """Squares that look like another group's (:data:`LOOKALIKE_RATIO`): where a piece
-    stands that the start position has not, or none where it has one. Two groups that
-    look alike (:func:`_merge_alike`: a set's dark men on its dark squares) are one here:
-    a dark man nearer the empty squares' median than his own tells nothing (e2e `ponder`
-    seed 91, black men on black squares: every frame of russian's start was refused)."""
-    own, other = _group_distances(colours, _merge_alike(colours, _groups(white, black)))
-    return np.asarray((LOOKALIKE_RATIO * other < own) & (other <= OFF_COLOUR_LAB), np.bool_)
+    stands that the start position has not, or none where it has one.
+
+    By colour, two groups that look alike (:func:`_merge_alike`: a set's dark men on its
+    dark squares) are one: a dark man nearer the empty squares' median than his own tells
+    nothing (e2e `ponder` seed 91, black men on black squares: every frame of russian's
+    start was refused). Such a set shows a man moved only by his rim (``rims``,
+    :func:`~vision.prototype.rim_strengths`): a man leaves a flat square and makes a rim
+    where he lands. So a square whose rim reads as the other kind (:func:`_rim_reads`)
+    looks like it whatever its colour, and one whose colour reads as the other kind while
+    its rim reads as its own does not: a green man in a lamp's shade is as dark as the
+    green squares, but his rim still shows (e2e `ponder` seed 163: every frame of
+    italian's start was refused)."""
+    groups = _merge_alike(colours, _groups(white, black))
+    own, other, nearest = _group_distances(colours, groups)
+    by_colour = (LOOKALIKE_RATIO * other < own) & (other <= OFF_COLOUR_LAB)
+    men = white | black
+    kinds = np.array([1 if men[g].all() else 0 if not men[g].any() else -1 for g in groups])
+    other_kind = (kinds[nearest] >= 0) & (kinds[nearest] != men)
+    rim_own, rim_other = _rim_reads(rims, white, black)
+    return np.asarray((by_colour & ~(other_kind & rim_own)) | rim_other, np.bool_)
+
+
+def _rim_reads(
+    rims: npt.NDArray[np.float64], white: npt.NDArray[np.bool_], black: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Squares whose rim strength reads as what the start puts there (by
+    :data:`LOOKALIKE_RATIO`, as it only overrules the colour), and those whose reads as
+    the other kind, a man for an empty square or the reverse (by :data:`RIM_RATIO`, as it
+    refuses the image on its own). Each side's men are a group of their own, as a white
+    man on a dark square shows a stronger edge than a black one. Neither where a side's
+    men do not stand :data:`RIM_SEPARATED_SPREADS` apart from the empty squares (a wood
+    grain, a lamp's glare)."""
+    empty = ~(white | black)
+    medians, spreads = [], []
+    for group in (empty, white, black):
+        medians.append(float(np.median(rims[group])))
+        spreads.append(float(np.median(np.abs(rims[group] - medians[-1]))))
+    nothing = np.zeros(len(rims), np.bool_)
+    for k in (1, 2):
+        if abs(medians[k] - medians[0]) < RIM_SEPARATED_SPREADS * (spreads[k] + spreads[0]):
+            return nothing, nothing
+    to_empty = np.abs(rims - medians[0])
+    to_white, to_black = np.abs(rims - medians[1]), np.abs(rims - medians[2])
+    to_own = np.where(white, to_white, np.where(black, to_black, to_empty))
+    to_other = np.where(empty, np.minimum(to_white, to_black), to_empty)
+    return LOOKALIKE_RATIO * to_own < to_other, RIM_RATIO * to_other < to_own
 
 
 def off_colour_allowance(
@@ -302,15 +353,16 @@ def _groups(
 
 def _group_distances(
     colours: npt.NDArray[np.float64], groups: list[npt.NDArray[np.bool_]]
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Each square's Lab distance from its own group's median colour, and from the nearest
-    other group's (infinite when there is none)."""
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.intp]]:
+    """Each square's Lab distance from its own group's median colour, from the nearest
+    other group's (infinite when there is none), and that group's index."""
     medians = np.array([np.median(colours[g], axis=0) for g in groups])
     distances = np.linalg.norm(colours[:, None, :] - medians[None, :, :], axis=2)
     member = np.stack(groups, axis=1)
     own = np.where(member, distances, np.inf).min(axis=1)
-    other = np.where(member, np.inf, distances).min(axis=1)
-    return np.asarray(own, np.float64), np.asarray(other, np.float64)
+    to_others = np.where(member, np.inf, distances)
+    other, nearest = to_others.min(axis=1), to_others.argmin(axis=1)
+    return np.asarray(own, np.float64), np.asarray(other, np.float64), nearest
 
 
 def class_scatter(

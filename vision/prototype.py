@@ -28,6 +28,10 @@ KING_SHARE = 0.3
 DISC_RADIUS = 0.28
 #: Lab distance below which a centre counts as the board square itself.
 EMPTY_CONTRAST = 18.0
+#: Radius of the disc in which :func:`rim_strengths` looks for a piece's rim, as a
+#: fraction of the crop side: a man's edge and shadow lie within it, the square's own
+#: edges outside.
+RIM_RADIUS = 0.45
 
 
 def centre_colours(crops: Crops) -> npt.NDArray[np.float64]:
@@ -38,6 +42,24 @@ def centre_colours(crops: Crops) -> npt.NDArray[np.float64]:
     disc = (yy - centre) ** 2 + (xx - centre) ** 2 <= (DISC_RADIUS * side) ** 2
     lab = cv2.cvtColor(crops.reshape(-1, side, 3), cv2.COLOR_BGR2LAB).reshape(crops.shape)
     return np.asarray(lab[:, disc].mean(axis=1), np.float64)
+
+
+def rim_strengths(crops: Crops) -> npt.NDArray[np.float64]:
+    """(S,) mean gradient magnitude of each crop's lightness within :data:`RIM_RADIUS`: a
+    piece's rim and shadow make it high, a bare square low, whatever their colours (a
+    shaded green man on a green square: docs/vision.md, "Sets whose dark men match the
+    dark squares")."""
+    side = crops.shape[1]
+    yy, xx = np.mgrid[0:side, 0:side]
+    centre = (side - 1) / 2
+    disc = (yy - centre) ** 2 + (xx - centre) ** 2 <= (RIM_RADIUS * side) ** 2
+    lightness = cv2.cvtColor(crops.reshape(-1, side, 3), cv2.COLOR_BGR2LAB)[..., 0]
+    lightness = lightness.reshape(crops.shape[:3]).astype(np.float32)
+    magnitudes = [
+        cv2.magnitude(cv2.Sobel(one, cv2.CV_32F, 1, 0), cv2.Sobel(one, cv2.CV_32F, 0, 1))
+        for one in lightness
+    ]
+    return np.array([m[disc].mean() for m in magnitudes], np.float64)
 
 
 def ring_colours(crops: Crops) -> npt.NDArray[np.float64]:
