@@ -9,7 +9,8 @@ the truth it measures:
 - per square: "occluded" as the recorder reads it (``occluded`` above its
   ``square_occluded_fraction``) against synth's per-square hand coverage above the same
   fraction: precision and recall;
-- per frame: the recorder's frame gate (board occlusion and motion under its limits)
+- per frame: the recorder's frame gate (no arm across the board's border, board
+  occlusion and motion under its limits)
   against ``hand_present`` with the hand over the board: how many hand frames pass the
   gate (``hand_frames_accepted``) and, of those, squares under the hand that were not
   flagged (``hidden_squares_read``: a hand read as a piece, the dangerous case); how
@@ -108,7 +109,8 @@ def run(games: int, plies: int, size: tuple[int, int], still: int) -> dict[str, 
                 tally["squares_flagged"] += int(flagged.sum())
                 tally["squares_hidden_flagged"] += int((hidden & flagged).sum())
                 accepted = (
-                    obs.occlusion <= limits.max_occlusion_fraction
+                    not obs.arm
+                    and obs.occlusion <= limits.max_occlusion_fraction
                     and obs.motion <= limits.max_motion_fraction
                 )
                 if over_board:

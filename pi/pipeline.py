@@ -411,6 +411,7 @@ def _settled(observation: Observation) -> bool:
     """The board seen still and clear (what the recorder can read)."""
     return (
         observation.board_found
+        and not observation.arm
         and observation.motion < SETTLED_MOTION
         and observation.occlusion < SETTLED_OCCLUSION
     )

@@ -95,7 +95,9 @@ class Observation:
     ``squares`` can be trusted (``squares`` may then be empty). ``reprojection_error_px``
     measures the board fit. ``occlusion`` is the fraction of the board hidden and
     ``motion`` the fraction of pixels that changed since the last frame, both in [0, 1].
-    ``squares`` has one reading per playable square, indexed by Square.
+    ``arm``: an arm reaches over the board (vision saw it cross the board's border), so a
+    hand is somewhere over it, seen in ``occlusion`` or not (held still, the colour of
+    what it covers). ``squares`` has one reading per playable square, indexed by Square.
     """
 
     time: float
@@ -104,6 +106,7 @@ class Observation:
     reprojection_error_px: float = 0.0
     occlusion: float = 0.0
     motion: float = 0.0
+    arm: bool = False
     frame_index: int | None = None
 
     def grid(self) -> str:

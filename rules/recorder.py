@@ -378,7 +378,7 @@ class Recorder:
         if sight is Sight.BLIND:
             self._visits.see(obs.time, obs.frame_index, sight)
         else:  # a hand's frame carries no evidence, but it may glimpse squares it leaves free
-            clear = max(obs.occlusion, obs.motion) <= cfg.clear_frame_fraction
+            clear = not obs.arm and max(obs.occlusion, obs.motion) <= cfg.clear_frame_fraction
             self._visits.see(obs.time, obs.frame_index, sight, readings, self._swapped, clear)
         if sight is not Sight.GOOD:
             return None
@@ -423,7 +423,11 @@ class Recorder:
             return Sight.BLIND
         if obs.occlusion > cfg.blind_occlusion_fraction:
             return Sight.BLIND
-        if obs.occlusion > cfg.max_occlusion_fraction or obs.motion > cfg.max_motion_fraction:
+        if (
+            obs.arm
+            or obs.occlusion > cfg.max_occlusion_fraction
+            or obs.motion > cfg.max_motion_fraction
+        ):
             return Sight.HAND
         return Sight.GOOD
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from rules.observation import Observation, SquareReading
 from rules.variants import Variant
+from vision.arms import ArmSettings, ArmWatch
 from vision.board_spec import MarkerBoardSpec
 from vision.camera import Intrinsics, Undistorter, estimate_camera
 from vision.classifier import SquareClassifier, read_squares
@@ -50,6 +51,7 @@ class ObserverConfig:
     (target 300), for 7 fewer errors in 4,338 adapted render squares."""
     tracker: TrackerSettings = field(default_factory=TrackerSettings)
     occlusion: OcclusionSettings = field(default_factory=OcclusionSettings)
+    arms: ArmSettings = field(default_factory=ArmSettings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,7 @@ class Observer:
         self.gate = OcclusionGate(
             size, config.occlusion, variant.geometry.dark_parity, towers=variant.towers
         )
+        self.arms = ArmWatch(size, config.occlusion.cell_px, config.arms)
         self.frame_index = 0
         self.last_failure: str | None = None
         intrinsics = calibration.intrinsics
@@ -126,10 +129,16 @@ class Observer:
             return self._not_found(time, index, self._explain(location.reason))
         turns = self.calibration.turns
         camera = self._camera_model(location, (frame.shape[1], frame.shape[0]))
-        board = warp_board(
-            frame, location, px_per_square=self.config.occlusion.cell_px, turns=turns
+        ring = self.arms.ring_px
+        framed = warp_board(
+            frame,
+            location,
+            px_per_square=self.config.occlusion.cell_px,
+            turns=turns,
+            margin_px=ring,
         )
-        gate = self.gate.update(board)
+        arm = self.arms.update(framed)
+        gate = self.gate.update(framed[ring:-ring, ring:-ring], arm=arm)
         geometry = self.variant.geometry
         reads = read_squares(
             self.classifier,
@@ -164,6 +173,7 @@ class Observer:
             reprojection_error_px=location.reprojection_error_px,
             occlusion=gate.occlusion,
             motion=gate.motion,
+            arm=arm,
             frame_index=index,
         )
 

@@ -120,7 +120,9 @@ def skin_mask(bgr: Image) -> npt.NDArray[np.bool_]:
     return np.asarray((cr >= 135) & (cr <= 180) & (cb >= 85) & (cb <= 135), np.bool_)
 
 
-def _changed(image: FloatImage, reference: FloatImage, threshold: float) -> npt.NDArray[np.bool_]:
+def changed_pixels(
+    image: FloatImage, reference: FloatImage, threshold: float
+) -> npt.NDArray[np.bool_]:
     """Pixels outside the range of their 3x3 neighbourhood in ``reference`` by more than
     ``threshold`` in any colour channel: a change, where a board shifted by a pixel
     (camera sway, a tracked fit kept exactly) changes nothing at the edges of squares and
@@ -153,14 +155,17 @@ class OcclusionGate:
     """The last frame's hand held over the board (:meth:`_covers`), None if it was not
     looked for."""
 
-    def update(self, board_bgr: Image) -> Gate:
-        """Gate one rectified board image (N*cell_px square, BGR)."""
+    def update(self, board_bgr: Image, *, arm: bool = False) -> Gate:
+        """Gate one rectified board image (N*cell_px square, BGR). While an ``arm``
+        crosses the board's border (:mod:`vision.arms`) nothing settles into the stable
+        image: its hand is over the board, maybe held still and the colour of what it
+        covers."""
         s = self.settings
         colour = np.asarray(cv2.GaussianBlur(board_bgr, (3, 3), 0), np.float32)
         previous = self._previous if self._previous is not None else colour
-        moving = _changed(colour, previous, s.change)
+        moving = changed_pixels(colour, previous, s.change)
         stable = self._stable if self._stable is not None else colour
-        changed = _changed(colour, stable, s.change)
+        changed = changed_pixels(colour, stable, s.change)
         # Where the frame shows the stable board again (a hand has just left) nothing is
         # moving: the frame after the hand is good evidence at once (200 ms latency).
         motion = float((moving & changed).mean())
@@ -170,6 +175,8 @@ class OcclusionGate:
         hidden = changed & (moving | skin_mask(board_bgr)) | self._hand_regions(changed)
         self._previous = colour
         self._still_count = self._still_count + 1 if motion < s.still_motion else 0
+        if arm and self._stable is not None:
+            return self._gate(hidden, moving, motion)
         still = self._still_count >= s.still_frames
         pieces = self._settled_pieces(changed, colour, stable) if still else np.zeros_like(changed)
         if self._stable is None or (
@@ -194,6 +201,11 @@ class OcclusionGate:
                 revealed = self._revealed(changed, colour, stable)
                 self._stable = np.where(revealed[..., None], colour, stable)
                 hidden &= ~self._apart(pieces, changed & ~pieces)
+        return self._gate(hidden, moving, motion)
+
+    def _gate(
+        self, hidden: npt.NDArray[np.bool_], moving: npt.NDArray[np.bool_], motion: float
+    ) -> Gate:
         cells = self._per_cell(self._around_hands(hidden, moving))
         return Gate(cells=cells, occlusion=float(hidden.mean()), motion=motion)
 

@@ -115,14 +115,21 @@ def white_view_to_image(
 
 
 def warp_board(
-    image: Image, location: BoardLocation, *, px_per_square: int = 32, turns: int = 0
+    image: Image,
+    location: BoardLocation,
+    *,
+    px_per_square: int = 32,
+    turns: int = 0,
+    margin_px: int = 0,
 ) -> Image:
-    """The playing grid seen from above, White at the bottom: (N*px, N*px[, 3]) uint8."""
+    """The playing grid seen from above, White at the bottom, framed by ``margin_px`` of
+    what lies around it (the board's border): (N*px + 2*margin, ...[, 3]) uint8."""
     n = location.size
-    side = n * px_per_square
-    plane = np.array([[0.0, 0.0], [n, 0.0], [n, n], [0.0, n]])
+    side = n * px_per_square + 2 * margin_px
+    m = margin_px / px_per_square
+    plane = np.array([[-m, -m], [n + m, -m], [n + m, n + m], [-m, n + m]])
     source = white_view_to_image(location, plane, turns=turns).astype(np.float32)
-    target = (plane * px_per_square).astype(np.float32)
+    target = ((plane + m) * px_per_square).astype(np.float32)
     matrix = cv2.getPerspectiveTransform(source, target)
     return np.asarray(cv2.warpPerspective(image, matrix, (side, side)), np.uint8)
 

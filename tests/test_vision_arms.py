@@ -1,0 +1,154 @@
+"""An arm over the board, seen crossing the ring of border around the grid
+(vision/arms.py): english `ponder` seed 112 recorded a ply from a hand held still over
+the men, the colour of the light squares, which the hand gate took in as pieces."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import cv2
+import numpy as np
+import pytest
+
+from rules.observation import Observation, SquareReading, Top
+from rules.position import Position
+from rules.recorder import Recorder
+from rules.variants import find_variant
+from vision.arms import ArmSettings, ArmWatch
+from vision.occlusion import OcclusionGate
+
+LIGHT, DARK, BORDER = (150, 190, 220), (60, 90, 130), (40, 70, 110)  # BGR
+SKIN, TOWER = (120, 150, 200), (30, 45, 65)
+CELL, RING = 16, 8  # the default cell and ring (half a cell)
+
+
+def _framed() -> np.ndarray:
+    """A rectified 8x8 board of 16 px cells framed by 8 px of its border."""
+    framed = np.full((128 + 2 * RING, 128 + 2 * RING, 3), BORDER, np.uint8)
+    for r in range(8):
+        for c in range(8):
+            y, x = RING + r * CELL, RING + c * CELL
+            framed[y : y + CELL, x : x + CELL] = DARK if (r + c) % 2 else LIGHT
+    return framed
+
+
+def _with_arm(framed: np.ndarray) -> np.ndarray:
+    """A forearm from beyond the near edge, across the border, its hand over (5, 3)."""
+    arm = framed.copy()
+    cv2.rectangle(arm, (RING + 52, RING + 96), (RING + 64, 128 + 2 * RING), SKIN, -1)
+    return arm
+
+
+def _watch() -> ArmWatch:
+    watch = ArmWatch(8, CELL)
+    assert watch.ring_px == RING
+    for _ in range(3):
+        assert not watch.update(_framed())
+    return watch
+
+
+def test_an_arm_across_the_border_is_seen_and_no_longer_once_gone() -> None:
+    watch = _watch()
+    assert all(watch.update(_with_arm(_framed())) for _ in range(20))
+    assert not watch.update(_framed())
+
+
+def test_a_towers_lean_or_a_hand_beside_the_board_crosses_nothing() -> None:
+    """A tall tower on an edge square leans over the border from the grid side only; a
+    hand resting on the table at the board's edge reaches it from outside only."""
+    watch = _watch()
+    lean = _framed()
+    cv2.ellipse(lean, (RING + 40, RING + 122), (7, 9), 0, 0, 360, TOWER, -1)
+    resting = _framed()
+    cv2.rectangle(resting, (60, 128 + RING + 4), (90, 128 + 2 * RING), SKIN, -1)
+    assert not any(watch.update(image) for image in (lean, lean, resting, resting))
+
+
+def test_a_change_of_light_over_the_whole_ring_is_no_arm() -> None:
+    watch = _watch()
+    dimmer = (_framed() * 0.6).astype(np.uint8)
+    assert not any(watch.update(dimmer) for _ in range(15))
+    assert watch.update(_with_arm(dimmer))  # the dimmer border learned
+
+
+def test_something_left_across_the_border_is_learned_and_forgotten_once_gone() -> None:
+    """The recorder must not stay blind for good: a crossing change that stands still
+    for ``stale_frames`` is learned; once the bare border shows again, an arm over the
+    place where it lay is seen again."""
+    watch = ArmWatch(8, CELL, ArmSettings(stale_frames=30))
+    watch.update(_framed())
+    left = _with_arm(_framed())
+    seen = [watch.update(left) for _ in range(40)]
+    assert all(seen[:29]) and not any(seen[31:])
+    assert not watch.update(_framed())
+    assert watch.update(_with_arm(_framed()))
+
+
+def test_nothing_settles_into_the_stable_board_while_an_arm_crosses_its_border() -> None:
+    """A hand held still over the board, changing it like a man put down: while the arm
+    is seen it stays a change however long it stands; once the arm is gone and the
+    board shows what it showed before, nothing has changed."""
+    board = _framed()[RING:-RING, RING:-RING]
+    hand = board.copy()
+    cv2.circle(hand, (56, 88), 6, SKIN, -1)  # what shows of the hand over (5, 3)
+    gate = OcclusionGate(8)
+    for _ in range(4):
+        gate.update(board)
+    held = [gate.update(hand, arm=True) for _ in range(2 * gate.settings.stale_frames)]
+    assert all(g.cells[5, 3] > 0.3 for g in held)
+    gone = [gate.update(board) for _ in range(3)]
+    assert gone[-1].occlusion == 0.0
+
+
+def _reading(top: Top) -> SquareReading:
+    probs = [0.0] * len(Top)
+    probs[top] = 1.0
+    return SquareReading(tuple(probs))  # type: ignore[arg-type]
+
+
+def test_the_recorder_takes_no_evidence_from_a_frame_with_an_arm() -> None:
+    """The board of a ply, seen only while an arm is over the board, is not recorded."""
+    russian = find_variant("russian")
+    start = Position.initial(russian)
+    (move,) = [m for m in start.legal_moves() if start.move_name(m) == "c3-d4"]
+    after = start.play(move)
+    squares = russian.geometry.squares
+    seen = [_reading(_top(after, sq)) for sq in squares]
+    recorder = Recorder(russian)
+    for i in range(40):
+        recorder.feed(Observation(0.1 * i, tuple(seen), arm=True, frame_index=i))
+    assert recorder.ply == 0
+    for i in range(40, 50):
+        recorder.feed(Observation(0.1 * i, tuple(seen), frame_index=i))
+    assert recorder.ply == 1
+
+
+def _top(position: Position, square: int) -> Top:
+    return Top.of(position.piece_at(square))
+
+
+@pytest.mark.slow
+def test_a_rendered_hand_over_the_board_is_an_arm_to_the_observer() -> None:
+    """synth's hand over a rendered russian start, coming in from White's side."""
+    scene = pytest.importorskip("synth.scene")
+    render = pytest.importorskip("synth.render")
+    from calibration.table import calibrate_start_position
+    from vision.observe import Observer, ObserverConfig
+    from vision.prototype import PrototypeClassifier
+
+    russian = find_variant("russian")
+    start = Position.initial(russian)
+    style = scene.Style(seed=5, variant="russian", markers=True, tilt_deg=10.0, border_mm=32.0)
+    hand = scene.HandStyle(
+        side="near", target=(0.5, 0.6), height_mm=40.0, skin=(0.8, 0.6, 0.5), sleeve=(0.8, 0.7, 0.6)
+    )
+    with render.Renderer((640, 480)) as renderer:
+        bare = renderer.render(start, style).image
+        covered = renderer.render(start, dataclasses.replace(style, hand=hand)).image
+    table = calibrate_start_position(bare, russian)
+    observer = Observer(
+        ObserverConfig(), russian, table.registration(), PrototypeClassifier(table.prototypes())
+    )
+    seen = [observer.observe(image, 0.1 * i) for i, image in enumerate([bare] * 3 + [covered] * 3)]
+    assert [o.arm for o in seen] == [False] * 3 + [True] * 3
+    assert not observer.observe(bare, 0.7).arm
