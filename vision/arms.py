@@ -7,14 +7,19 @@ changes the grid only in fragments, which the hand gate can take for pieces put 
 never played. Every hand over the board comes with an arm, and the arm crosses the
 board's border on its way in: a change there that runs from the ring's outer edge to
 its inner edge is an arm, wherever its hand is and whatever colour it is. A tower
-leaning over an edge square, its shadow, a glint, a printed coordinate touch the ring
-from one side only.
+leaning over an edge square, its shadow, a glint touch the ring from the grid's side
+only, a hand resting on the table beside the board from outside only. The ring's corners,
+where the markers lie, are left out: a fit a fraction of a pixel off changes a marker's
+edges from one side of the ring to the other.
 
-The ring is compared with its last picture without an arm (``bare``), taken while the
-ring has stood still for ``settle_frames``: a change of light or a tower's lean is
+The ring is compared with its last picture without an arm (the *bare* ring), taken once
+the ring has stood still for ``settle_frames``: a change of light or a tower's lean is
 learned there. A crossing change that stands still for ``stale_frames`` is learned too,
-as the ``left`` picture (something left lying across the border must not blind the
-recorder for good), and is forgotten when the ring shows its bare picture again.
+as the *left* picture (something left lying across the border must not blind the
+recorder for good), and is forgotten when the ring shows its bare picture again. Both
+are kept as the camera's frames and cut again whenever the tracker fits the board anew:
+a picture cut through a fit a row off (under an arm, in low light) would otherwise
+differ from every later frame.
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.locate import Image
+from vision.locate import BoardLocation, Image
 from vision.occlusion import changed_pixels
+from vision.rectify import warp_board
 
 FloatImage = npt.NDArray[np.float32]
 
@@ -36,31 +42,37 @@ class ArmSettings:
     """``ring_cells``: the ring's width outside the grid, in cells (printed boards and the
     e2e renders have borders of 0.7 cells or more); ``change``: levels of any channel, as
     the hand gate's; ``crossing_share``: the least share of the ring a crossing change
-    covers (a wrist across a 0.5-cell ring of an 8x8 board is about 0.02);
-    ``light_share``: a change over more of the ring is the light's (a lamp, the sun, a
-    body's shadow), not an arm's (an arm across one side covers 0.03-0.2 of it);
-    ``still_motion``: the largest share of the ring changing from one frame to the next
-    that counts as still; ``settle_frames`` and ``stale_frames`` as in the module's
-    docstring (the e2e's pondering hands hover 12 s, 120 frames)."""
+    covers (an arm across one side covers 0.03-0.2 of it); ``still_motion``: the largest
+    share of the ring changing from one frame to the next that counts as still;
+    ``settle_frames`` and ``stale_frames`` as in the module's docstring (the e2e's
+    pondering hands hover 12 s, 120 frames)."""
 
     ring_cells: float = 0.5
     change: float = 25.0
-    crossing_share: float = 0.003
-    light_share: float = 0.5
+    crossing_share: float = 0.005
     still_motion: float = 0.002
     settle_frames: int = 10
     stale_frames: int = 600
 
 
 @dataclass
+class _Picture:
+    """A camera frame kept as a reference, and its ring cut through the current fit."""
+
+    frame: Image
+    ring: FloatImage
+
+
+@dataclass
 class ArmWatch:
-    """Watches the ring around one camera's rectified board."""
+    """Watches the ring around one camera's board."""
 
     size: int
     cell_px: int
     settings: ArmSettings = field(default_factory=ArmSettings)
-    _bare: FloatImage | None = None
-    _left: FloatImage | None = None
+    _bare: _Picture | None = None
+    _left: _Picture | None = None
+    _fit: BoardLocation | None = None
     _previous: FloatImage | None = None
     _still_count: int = 0
     _ring: npt.NDArray[np.bool_] = field(init=False)
@@ -72,48 +84,65 @@ class ArmWatch:
         side = self.size * self.cell_px + 2 * ring
         self._ring = np.ones((side, side), np.bool_)
         self._ring[ring : side - ring, ring : side - ring] = False
+        for y in (slice(0, ring), slice(side - ring, side)):
+            for x in (slice(0, ring), slice(side - ring, side)):
+                self._ring[y, x] = False  # the corners, where the markers lie
         self._outer = self._ring.copy()  # its outermost two pixels
         self._outer[2 : side - 2, 2 : side - 2] = False
-        self._inner = np.zeros((side, side), np.bool_)  # its innermost two
-        self._inner[ring - 2 : side - ring + 2, ring - 2 : side - ring + 2] = True
-        self._inner[ring : side - ring, ring : side - ring] = False
+        self._inner = self._ring.copy()  # its innermost two
+        self._inner[: ring - 2] = self._inner[side - ring + 2 :] = False
+        self._inner[:, : ring - 2] = self._inner[:, side - ring + 2 :] = False
 
     @property
     def ring_px(self) -> int:
-        """The ring's width in pixels of the framed board image."""
-        return max(2, round(self.settings.ring_cells * self.cell_px))
+        """The ring's width in pixels, at ``cell_px`` a cell."""
+        return max(4, round(self.settings.ring_cells * self.cell_px))
 
-    def update(self, framed_bgr: Image) -> bool:
-        """Whether an arm crosses the ring of one framed board image (the grid of
-        ``size`` cells of ``cell_px`` and :attr:`ring_px` around it, BGR)."""
+    def update(self, frame: Image, location: BoardLocation, *, board_clear: bool = True) -> bool:
+        """Whether an arm crosses the ring around the board ``location`` in ``frame``.
+        ``board_clear``: the hand gate saw nothing over the grid in the last frame; only
+        then is the bare ring learned (a hand's shadow across the border is no arm, but
+        learned it would make the hand's going look like one)."""
         s = self.settings
-        ring = np.asarray(cv2.GaussianBlur(framed_bgr, (3, 3), 0), np.float32)
+        ring = self._cut(frame, location)
+        if location is not self._fit:  # a new fit: cut the references through it
+            self._fit = location
+            for picture in (self._bare, self._left):
+                if picture is not None:
+                    picture.ring = self._cut(picture.frame, location)
+            self._previous = None
         previous = self._previous if self._previous is not None else ring
-        moving = changed_pixels(ring, previous, s.change) & self._ring
         self._previous = ring
+        moving = changed_pixels(ring, previous, s.change) & self._ring
         still = moving.sum() <= s.still_motion * self._ring.sum()
         self._still_count = self._still_count + 1 if still else 0
         if self._bare is None:
-            self._bare = ring
-        arm = self._crossing(ring, self._bare)
+            self._bare = _Picture(frame.copy(), ring)
+        arm = self._crossing(ring, self._bare.ring)
         if arm and self._left is not None:
-            arm = self._crossing(ring, self._left)
-        if not arm and self._left is not None and not self._crossing(ring, self._bare):
+            arm = self._crossing(ring, self._left.ring)
+        if not arm and self._left is not None and not self._crossing(ring, self._bare.ring):
             self._left = None  # what was left across the border has gone
-        if not arm and self._left is None and self._still_count >= s.settle_frames:
-            self._bare = ring
+        if not arm and board_clear and self._left is None and self._still_count >= s.settle_frames:
+            self._bare = _Picture(frame.copy(), ring)
         elif arm and self._still_count >= s.stale_frames:
-            self._left = ring
+            self._left = _Picture(frame.copy(), ring)
             arm = False
         return arm
 
+    def _cut(self, frame: Image, location: BoardLocation) -> FloatImage:
+        """The board framed by the ring, blurred as the gate blurs its board."""
+        framed = warp_board(frame, location, px_per_square=self.cell_px, margin_px=self.ring_px)
+        return np.asarray(cv2.GaussianBlur(framed, (3, 3), 0), np.float32)
+
     def _crossing(self, ring: FloatImage, reference: FloatImage) -> bool:
         """A change against ``reference`` that joins the ring's outer edge to its inner
-        one, over :attr:`ArmSettings.crossing_share` of the ring, where no more than
-        :attr:`ArmSettings.light_share` of it changed."""
-        changed = changed_pixels(ring, reference, self.settings.change) & self._ring
-        if changed.sum() > self.settings.light_share * self._ring.sum():
-            return False
+        one, over :attr:`ArmSettings.crossing_share` of the ring. The reference is first
+        brought to the ring's light (each channel's median ratio over the ring): a lamp
+        turned up or the camera's exposure changes the whole ring, an arm a part."""
+        gain = np.median((ring[self._ring] + 1.0) / (reference[self._ring] + 1.0), axis=0)
+        lit = np.asarray(reference * gain.astype(np.float32), np.float32)
+        changed = changed_pixels(ring, lit, self.settings.change) & self._ring
         count, labels = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)
         if count <= 1:
             return False
