@@ -6,20 +6,23 @@ changes the grid only in fragments, which the hand gate can take for pieces put 
 (docs/vision.md, "A still hand taken for pieces"); the recorder then read a move that was
 never played. Every hand over the board comes with an arm, and the arm crosses the
 board's border on its way in: a change there that runs from the ring's outer edge to
-its inner edge is an arm, wherever its hand is and whatever colour it is. A tower
-leaning over an edge square, its shadow, a glint touch the ring from the grid's side
-only, a hand resting on the table beside the board from outside only. The ring's corners,
-where the markers lie, are left out: a fit a fraction of a pixel off changes a marker's
-edges from one side of the ring to the other.
+its inner edge is an arm, wherever its hand is and whatever colour it is. A man's
+shadow or a glint touches the ring from the grid's side only, a hand resting on the
+table beside the board from outside only. A tall tower on an edge square, under a
+tilted camera, leans right across it, so the observer watches draughts boards only. The
+ring's corners, where the markers lie, are left out: a fit a fraction of a pixel off
+changes a marker's edges from one side of the ring to the other.
 
 The ring is compared with its last picture without an arm (the *bare* ring), taken once
-the ring has stood still for ``settle_frames``: a change of light or a tower's lean is
-learned there. A crossing change that stands still for ``stale_frames`` is learned too,
-as the *left* picture (something left lying across the border must not blind the
-recorder for good), and is forgotten when the ring shows its bare picture again. Both
-are kept as the camera's frames and cut again whenever the tracker fits the board anew:
-a picture cut through a fit a row off (under an arm, in low light) would otherwise
-differ from every later frame.
+the ring has stood still for ``settle_frames`` while the hand gate saw nothing over the
+grid: a man's shadow or a printed mark is learned there (a hand's shadow across the
+border, learned, would make the hand's going look like an arm). A change of light is
+taken out by bringing the reference to the frame's light. A crossing change that stands
+still for ``stale_frames`` is learned too, as the *left* picture (something left lying
+across the border must not blind the recorder for good), and is forgotten when the ring
+shows its bare picture again. Both are kept as the camera's frames and cut again
+whenever the tracker fits the board anew: a picture cut through a fit a row off (under
+an arm, in low light) would otherwise differ from every later frame.
 """
 
 from __future__ import annotations
