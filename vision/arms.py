@@ -81,6 +81,7 @@ class ArmWatch:
     _ring: npt.NDArray[np.bool_] = field(init=False)
     _outer: npt.NDArray[np.bool_] = field(init=False)
     _inner: npt.NDArray[np.bool_] = field(init=False)
+    _least: float = field(init=False)
 
     def __post_init__(self) -> None:
         ring = self.ring_px
@@ -95,6 +96,7 @@ class ArmWatch:
         self._inner = self._ring.copy()  # its innermost two
         self._inner[: ring - 2] = self._inner[side - ring + 2 :] = False
         self._inner[:, : ring - 2] = self._inner[:, side - ring + 2 :] = False
+        self._least = self.settings.crossing_share * float(self._ring.sum())
 
     @property
     def ring_px(self) -> int:
@@ -103,9 +105,12 @@ class ArmWatch:
 
     def update(self, frame: Image, location: BoardLocation, *, board_clear: bool = True) -> bool:
         """Whether an arm crosses the ring around the board ``location`` in ``frame``.
-        ``board_clear``: the hand gate saw nothing over the grid in the last frame; only
-        then is the bare ring learned (a hand's shadow across the border is no arm, but
-        learned it would make the hand's going look like one)."""
+
+        The bare ring is learned again only where it has hardly changed (less than a
+        crossing change's least share) and the hand gate saw nothing over the grid in the
+        last frame (``board_clear``): a hand held still, the colour of the board, leaves
+        the gate clear and its wrist over a wooden border may change the ring too little
+        to cross it (e2e pool `ponder` seed 175: learned, the hand was lost to sight)."""
         s = self.settings
         ring = self._cut(frame, location)
         if location is not self._fit:  # a new fit: cut the references through it
@@ -121,12 +126,18 @@ class ArmWatch:
         self._still_count = self._still_count + 1 if still else 0
         if self._bare is None:
             self._bare = _Picture(frame.copy(), ring)
-        arm = self._crossing(ring, self._bare.ring)
+        changed = self._changed(ring, self._bare.ring)
+        arm = self._crossing(changed)
         if arm and self._left is not None:
-            arm = self._crossing(ring, self._left.ring)
-        if not arm and self._left is not None and not self._crossing(ring, self._bare.ring):
+            arm = self._crossing(self._changed(ring, self._left.ring))
+        if not arm and self._left is not None and not self._crossing(changed):
             self._left = None  # what was left across the border has gone
-        if not arm and board_clear and self._left is None and self._still_count >= s.settle_frames:
+        if (
+            board_clear
+            and self._left is None
+            and self._still_count >= s.settle_frames
+            and changed.sum() < self._least
+        ):
             self._bare = _Picture(frame.copy(), ring)
         elif arm and self._still_count >= s.stale_frames:
             self._left = _Picture(frame.copy(), ring)
@@ -138,19 +149,21 @@ class ArmWatch:
         framed = warp_board(frame, location, px_per_square=self.cell_px, margin_px=self.ring_px)
         return np.asarray(cv2.GaussianBlur(framed, (3, 3), 0), np.float32)
 
-    def _crossing(self, ring: FloatImage, reference: FloatImage) -> bool:
-        """A change against ``reference`` that joins the ring's outer edge to its inner
-        one, over :attr:`ArmSettings.crossing_share` of the ring. The reference is first
-        brought to the ring's light (each channel's median ratio over the ring): a lamp
-        turned up or the camera's exposure changes the whole ring, an arm a part."""
+    def _changed(self, ring: FloatImage, reference: FloatImage) -> npt.NDArray[np.bool_]:
+        """The ring's pixels changed against ``reference``, brought first to the ring's
+        light (each channel's median ratio over the ring): a lamp turned up or the
+        camera's exposure changes the whole ring, an arm a part."""
         gain = np.median((ring[self._ring] + 1.0) / (reference[self._ring] + 1.0), axis=0)
         lit = np.asarray(reference * gain.astype(np.float32), np.float32)
-        changed = changed_pixels(ring, lit, self.settings.change) & self._ring
+        return np.asarray(changed_pixels(ring, lit, self.settings.change) & self._ring, np.bool_)
+
+    def _crossing(self, changed: npt.NDArray[np.bool_]) -> bool:
+        """A part of ``changed`` that joins the ring's outer edge to its inner one, over
+        :attr:`ArmSettings.crossing_share` of the ring."""
         count, labels = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)
         if count <= 1:
             return False
         at_outer = set(np.unique(labels[self._outer])) - {0}
         at_inner = set(np.unique(labels[self._inner])) - {0}
-        least = self.settings.crossing_share * self._ring.sum()
         areas = np.bincount(labels.ravel(), minlength=count)
-        return any(areas[k] >= least for k in at_outer & at_inner)
+        return any(areas[k] >= self._least for k in at_outer & at_inner)
