@@ -13,11 +13,11 @@ tilted camera, leans right across it, so the observer watches draughts boards on
 ring's corners, where the markers lie, are left out: a fit a fraction of a pixel off
 changes a marker's edges from one side of the ring to the other.
 
-The ring is compared with its last picture without an arm (the *bare* ring), taken once
-the ring has stood still for ``settle_frames`` while the hand gate saw nothing over the
-grid: a man's shadow or a printed mark is learned there (a hand's shadow across the
-border, learned, would make the hand's going look like an arm). A change of light is
-taken out by bringing the reference to the frame's light. A crossing change that stands
+The ring is compared with its last picture without an arm (the *bare* ring), taken
+again once the ring has stood still for ``settle_frames``, has hardly changed from it and
+the hand gate saw nothing over the grid: a hand's shadow or wrist, learned, would make
+the hand's going look like an arm, or hide it while it stays. A change of light is taken
+out by bringing the reference to the frame's light. A crossing change that stands
 still for ``stale_frames`` is learned too, as the *left* picture (something left lying
 across the border must not blind the recorder for good), and is forgotten when the ring
 shows its bare picture again. Both are kept as the camera's frames and cut again
