@@ -48,11 +48,12 @@ OFF_COLOUR_SHARE = 8
 #: plies into the game otherwise passes for the start when glare hides what else moved).
 LOOKALIKE_RATIO = 2.0
 #: A square's rim strength (:func:`~vision.prototype.rim_strengths`) reads as the wrong
-#: kind (a man for an empty square) when it lies this many times nearer that kind's median
-#: than its own, and the medians stand this many times their spreads apart. On 900
-#: rendered e2e starts (640x480) the worst square was 1.6 times nearer the wrong median;
-#: a far black man under a 30-degree camera at 1280x960, 3.2 (his rim weaker than the
-#: near men's). The frames one to three plies on that colour let pass read 17 to 13,000.
+#: kind (a man for an empty square) when it lies :data:`RIM_RATIO` times nearer that kind's
+#: median than its own, and the medians stand :data:`RIM_SEPARATED_SPREADS` times their
+#: spreads apart. On 900 rendered e2e starts (640x480) the worst square was 1.6 times
+#: nearer the wrong median; a far black man under a 30-degree camera at 1280x960, 3.2
+#: (his rim weaker than the near men's). The frames one to three plies on that colour let
+#: pass read 17 to 13,000.
 RIM_RATIO = 8.0
 RIM_SEPARATED_SPREADS = 3.0
 #: Men whose lightness (Lab L of 255) differs less than this look alike to the user too.
