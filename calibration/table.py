@@ -138,10 +138,11 @@ def calibrate_start_position(
     tops = start_tops(variant)
     white = np.array([t == Top.WHITE_MAN for t in tops])
     black = np.array([t == Top.BLACK_MAN for t in tops])
-    colours = {
-        turns: centre_colours(square_crops(image, found, geometry, turns=turns))
+    crops_by_turn = {
+        turns: square_crops(image, found, geometry, turns=turns)
         for turns in parity_turns(image, found, geometry)
     }
+    colours = {turns: centre_colours(crops) for turns, crops in crops_by_turn.items()}
     # The start position's three groups (empty, White's men, Black's men) look alike
     # within themselves only under the right turn or the one opposite it: on an odd
     # board, where parity leaves all four, this rules out the quarter turns.
@@ -184,7 +185,7 @@ def calibrate_start_position(
             f"{source}: {int(odd.sum())} squares do not look like the rest of the start"
             f" position ({names}): a hand over the board, or pieces out of place"
         )
-    crops = square_crops(image, found, geometry, turns=turns)
+    crops = crops_by_turn[turns]
     lookalike = lookalike_squares(colours[turns], white, black, rim_strengths(crops))
     if lookalike.any():
         names = ", ".join(geometry.name(sq) for sq in squares[lookalike][:8])

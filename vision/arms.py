@@ -127,10 +127,11 @@ class ArmWatch:
         if self._bare is None:
             self._bare = _Picture(frame.copy(), ring)
         changed = self._changed(ring, self._bare.ring)
-        arm = self._crossing(changed)
+        crosses_bare = self._crossing(changed)
+        arm = crosses_bare
         if arm and self._left is not None:
             arm = self._crossing(self._changed(ring, self._left.ring))
-        if not arm and self._left is not None and not self._crossing(changed):
+        if not arm and self._left is not None and not crosses_bare:
             self._left = None  # what was left across the border has gone
         if (
             board_clear
