@@ -9,6 +9,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.leans import Lean, lean_mask
 from vision.occlusion import Gate, OcclusionGate
 
 LIGHT, DARK = (150, 190, 220), (60, 90, 130)  # BGR: pale wood, skin-toned light squares
@@ -461,3 +462,20 @@ def test_a_very_tall_tower_moved_one_square_settles_into_the_stable_board() -> N
     gate's stale refresh, 9 s later, and three plies were recorded that late."""
     moved = _after(_very_tall_tower(6, 1), before=_very_tall_tower(7, 2))
     assert moved[-1].occlusion == 0.0 and moved[-1].cells.max() == 0.0
+
+
+def test_a_towers_top_alone_over_a_light_square_settles_where_a_stack_read_may_lean() -> None:
+    """lasca generated#0 under the hard condition, seed 189: a tower put down on (3, 4)
+    whose purple side matched the dark wood, so only its teal top changed, leaning over
+    the middle of the light square (2, 4) beyond. A change there is a hand's to the gate,
+    and the stable image held from ply 48 until the game was lost at ply 50. The stack
+    read on (3, 4), as tall as it may be, covers that top (vision.leans)."""
+    before = _dim_board()
+    board = before.copy()
+    cv2.ellipse(board, (72, 41), (7, 6), 0, 0, 360, (70, 75, 25), -1)  # the teal top
+    lean = lean_mask([Lean((4.5, 3.5), (4.5, 2.6), 0.5)], size=8, cell_px=16, margin_px=0)
+    for leans, held in ((None, True), (lean, False)):
+        gate = OcclusionGate(8, towers=True)
+        _settled(gate, before)
+        readings = [gate.update(board, leans=leans) for _ in range(9)]
+        assert (readings[-1].occlusion > 0.0) is held

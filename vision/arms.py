@@ -9,9 +9,11 @@ board's border on its way in: a change there that runs from the ring's outer edg
 its inner edge is an arm, wherever its hand is and whatever colour it is. A man's
 shadow or a glint touches the ring from the grid's side only, a hand resting on the
 table beside the board from outside only. A tall tower on an edge square, under a
-tilted camera, leans right across it, so the observer watches draughts boards only. The
-ring's corners, where the markers lie, are left out: a fit a fraction of a pixel off
-changes a marker's edges from one side of the ring to the other.
+tilted camera, leans right across it (e2e lasca `hard` seed 139: an arm for 1,068
+frames), so in column games the watch leaves out the ring's pixels the stacks read may
+cover (:mod:`vision.leans`), now or when its reference was learned. The ring's corners,
+where the markers lie, are left out too: a fit a fraction of a pixel off changes a
+marker's edges from one side of the ring to the other.
 
 The ring is compared with its last picture without an arm (the *bare* ring), taken
 again once the ring has stood still for ``settle_frames``, has hardly changed from it and
@@ -33,6 +35,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.leans import Mask
 from vision.locate import BoardLocation, Image
 from vision.occlusion import changed_pixels
 from vision.rectify import warp_board
@@ -60,10 +63,12 @@ class ArmSettings:
 
 @dataclass
 class _Picture:
-    """A camera frame kept as a reference, and its ring cut through the current fit."""
+    """A camera frame kept as a reference, its ring cut through the current fit, and the
+    ring's pixels the stacks standing then may cover."""
 
     frame: Image
     ring: FloatImage
+    hidden: Mask
 
 
 @dataclass
@@ -73,6 +78,8 @@ class ArmWatch:
     size: int
     cell_px: int
     settings: ArmSettings = field(default_factory=ArmSettings)
+    turns: int = 0
+    """Quarter turns to the White view, in which the ring is cut."""
     _bare: _Picture | None = None
     _left: _Picture | None = None
     _fit: BoardLocation | None = None
@@ -103,8 +110,17 @@ class ArmWatch:
         """The ring's width in pixels, at ``cell_px`` a cell."""
         return max(4, round(self.settings.ring_cells * self.cell_px))
 
-    def update(self, frame: Image, location: BoardLocation, *, board_clear: bool = True) -> bool:
-        """Whether an arm crosses the ring around the board ``location`` in ``frame``.
+    def update(
+        self,
+        frame: Image,
+        location: BoardLocation,
+        *,
+        board_clear: bool = True,
+        hidden: Mask | None = None,
+    ) -> bool:
+        """Whether an arm crosses the ring around the board ``location`` in ``frame``,
+        leaving out the pixels of the framed board that stacks may cover, ``hidden``
+        (:func:`vision.leans.lean_mask`).
 
         The bare ring is learned again only where it has hardly changed (less than a
         crossing change's least share) and the hand gate saw nothing over the grid in the
@@ -113,6 +129,7 @@ class ArmWatch:
         to cross it (e2e pool `ponder` seed 175: learned, the hand was lost to sight)."""
         s = self.settings
         ring = self._cut(frame, location)
+        hidden = self._ring & hidden if hidden is not None else np.zeros_like(self._ring)
         if location is not self._fit:  # a new fit: cut the references through it
             self._fit = location
             for picture in (self._bare, self._left):
@@ -125,12 +142,13 @@ class ArmWatch:
         still = moving.sum() <= s.still_motion * self._ring.sum()
         self._still_count = self._still_count + 1 if still else 0
         if self._bare is None:
-            self._bare = _Picture(frame.copy(), ring)
-        changed = self._changed(ring, self._bare.ring)
+            self._bare = _Picture(frame.copy(), ring, hidden)
+        changed = self._changed(ring, self._bare.ring) & ~(hidden | self._bare.hidden)
         crosses_bare = self._crossing(changed)
         arm = crosses_bare
         if arm and self._left is not None:
-            arm = self._crossing(self._changed(ring, self._left.ring))
+            left = self._changed(ring, self._left.ring) & ~(hidden | self._left.hidden)
+            arm = self._crossing(left)
         if not arm and self._left is not None and not crosses_bare:
             self._left = None  # what was left across the border has gone
         if (
@@ -139,15 +157,17 @@ class ArmWatch:
             and self._still_count >= s.settle_frames
             and changed.sum() < self._least
         ):
-            self._bare = _Picture(frame.copy(), ring)
+            self._bare = _Picture(frame.copy(), ring, hidden)
         elif arm and self._still_count >= s.stale_frames:
-            self._left = _Picture(frame.copy(), ring)
+            self._left = _Picture(frame.copy(), ring, hidden)
             arm = False
         return arm
 
     def _cut(self, frame: Image, location: BoardLocation) -> FloatImage:
         """The board framed by the ring, blurred as the gate blurs its board."""
-        framed = warp_board(frame, location, px_per_square=self.cell_px, margin_px=self.ring_px)
+        framed = warp_board(
+            frame, location, px_per_square=self.cell_px, turns=self.turns, margin_px=self.ring_px
+        )
         return np.asarray(cv2.GaussianBlur(framed, (3, 3), 0), np.float32)
 
     def _changed(self, ring: FloatImage, reference: FloatImage) -> npt.NDArray[np.bool_]:

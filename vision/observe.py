@@ -12,12 +12,15 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from rules.observation import Observation, SquareReading
+from rules.observation import Observation, SquareReading, Top
+from rules.position import Position
 from rules.variants import Variant
 from vision.arms import ArmSettings, ArmWatch
+from vision.band import BAND
 from vision.board_spec import MarkerBoardSpec
-from vision.camera import Intrinsics, Undistorter, estimate_camera
-from vision.classifier import SquareClassifier, read_squares
+from vision.camera import Intrinsics, Undistorter, camera_centre, estimate_camera
+from vision.classifier import SquareClassifier, SquareReads, read_squares
+from vision.leans import Lean, Mask, lean_mask, stack_leans
 from vision.locate import (
     BoardLocation,
     BoardNotFound,
@@ -28,7 +31,7 @@ from vision.locate import (
 )
 from vision.occlusion import OcclusionGate, OcclusionSettings
 from vision.orient import shrink_to_grid
-from vision.rectify import CROP_PX, CameraModel, warp_board
+from vision.rectify import CROP_PX, CameraModel, orientation_matrix, square_centres, warp_board
 from vision.tracker import BoardTracker, TrackerSettings
 
 log = logging.getLogger(__name__)
@@ -99,13 +102,9 @@ class Observer:
         self.gate = OcclusionGate(
             size, config.occlusion, variant.geometry.dark_parity, towers=variant.towers
         )
-        # In a column game a tall tower on an edge square leans across the ring under a
-        # tilted camera, which looks like an arm (vision.arms); there the gate alone
-        # tells hands (e2e lasca `hard` seed 139: an arm seen for 1,068 frames).
-        self.arms = (
-            None if variant.towers else ArmWatch(size, config.occlusion.cell_px, config.arms)
-        )
+        self.arms = ArmWatch(size, config.occlusion.cell_px, config.arms, calibration.turns)
         self._board_clear = True
+        self._hidden: Mask | None = None  # what the last frame's stacks may cover
         self.frame_index = 0
         self.last_failure: str | None = None
         intrinsics = calibration.intrinsics
@@ -138,10 +137,17 @@ class Observer:
         board = warp_board(
             frame, location, px_per_square=self.config.occlusion.cell_px, turns=turns
         )
-        arm = self.arms is not None and self.arms.update(
-            frame, location, board_clear=self._board_clear
+        # a column game's towers lean across the ring: watched only where stacks are counted
+        watch = not self.variant.towers or self._hidden is not None
+        arm = watch and self.arms.update(
+            frame, location, board_clear=self._board_clear, hidden=self._hidden
         )
-        gate = self.gate.update(board, arm=arm)
+        margin = self.arms.ring_px
+        gate = self.gate.update(
+            board,
+            arm=arm,
+            leans=None if self._hidden is None else self._hidden[margin:-margin, margin:-margin],
+        )
         self._board_clear = gate.occlusion == 0.0 and gate.motion == 0.0
         geometry = self.variant.geometry
         reads = read_squares(
@@ -156,6 +162,13 @@ class Observer:
             band=self.config.band_strips,
             heights=self.variant.towers,  # the recorder tells look-alike captures by them
         )
+        if self.variant.towers and reads.heights is not None:
+            self._hidden = lean_mask(
+                self._stack_leans(reads, camera, turns),
+                size=geometry.size,
+                cell_px=self.config.occlusion.cell_px,
+                margin_px=margin,
+            )
         readings = []
         for sq, row, height in zip(
             geometry.squares, reads.tops, reads.height_estimates(), strict=True
@@ -179,6 +192,28 @@ class Observer:
             motion=gate.motion,
             arm=arm,
             frame_index=index,
+        )
+
+    def _stack_leans(self, reads: SquareReads, camera: CameraModel, turns: int) -> list[Lean]:
+        """Where the stacks read may hide the board (:mod:`vision.leans`): each as tall as
+        its height read and two spreads and a disc more, or the whole tower where its
+        height was not read (its top past the count, its side unseen, a hand over it)."""
+        geometry = self.variant.geometry
+        whole = sum(len(stack) for _, stack in Position.initial(self.variant).stacks())
+        occupied = reads.tops[:, Top.EMPTY] < 0.5
+        discs = np.array(
+            [
+                whole if h is None else min(whole, h[0] + 2 * h[1] + 1)
+                for h in reads.height_estimates()
+            ]
+        )
+        # the camera's place on the White-view plane, where the centres are
+        x, y, height = camera_centre(camera)
+        white = np.linalg.solve(orientation_matrix(turns, geometry.size), [x, y, 1.0])
+        return stack_leans(
+            square_centres(geometry)[occupied],
+            discs[occupied] * BAND.disc_height,
+            np.array([white[0], white[1], height]),
         )
 
     def _camera_model(self, location: BoardLocation, size: tuple[int, int]) -> CameraModel:

@@ -155,11 +155,14 @@ class OcclusionGate:
     """The last frame's hand held over the board (:meth:`_covers`), None if it was not
     looked for."""
 
-    def update(self, board_bgr: Image, *, arm: bool = False) -> Gate:
+    def update(
+        self, board_bgr: Image, *, arm: bool = False, leans: npt.NDArray[np.bool_] | None = None
+    ) -> Gate:
         """Gate one rectified board image (N*cell_px square, BGR). While an ``arm``
         crosses the board's border (:mod:`vision.arms`) nothing settles into the stable
         image: its hand is over the board, maybe held still and the colour of what it
-        covers."""
+        covers. ``leans``: the pixels a column game's stacks may cover
+        (:mod:`vision.leans`), where a change on a light square is a tower's top."""
         s = self.settings
         colour = np.asarray(cv2.GaussianBlur(board_bgr, (3, 3), 0), np.float32)
         previous = self._previous if self._previous is not None else colour
@@ -182,7 +185,7 @@ class OcclusionGate:
         if self._stable is None or (
             still
             and not self._hand_regions(hidden & ~pieces).any()
-            and not self._light_covered(changed & ~pieces, colour, stable)
+            and not self._light_covered(changed & ~pieces, colour, stable, leans)
         ):
             self._stable = colour
             self._cover = None
@@ -480,7 +483,11 @@ class OcclusionGate:
         return grid, area, contact
 
     def _light_covered(
-        self, changed: npt.NDArray[np.bool_], colour: FloatImage, stable: FloatImage
+        self,
+        changed: npt.NDArray[np.bool_],
+        colour: FloatImage,
+        stable: FloatImage,
+        leans: npt.NDArray[np.bool_] | None = None,
     ) -> bool:
         """:meth:`_light_changed`, counting only what changed where the stable image showed
         the bare light square (:meth:`_covered`; worked out only where a light square
@@ -491,12 +498,18 @@ class OcclusionGate:
         every new shadow held the board, and 16 plies went unseen). In a draughts game a
         piece's shadow lies beside its change (:meth:`_shadows`), and a shadow further
         off is a hand's (portuguese generated#0 under ``ponder``, seed 97: let off, it
-        let a still hand in, and plies 51-60 were lost)."""
+        let a still hand in, and plies 51-60 were lost). Nor, in a column game, what a
+        stack read may cover (``leans``): a tower's top leaning over the light square
+        beside it, whose side on its dark square changed too little to be seen (lasca
+        generated#0 under ``hard``, seed 189, purple men on dark wood: the stable image
+        held from ply 48, and the game was lost at ply 50)."""
         if not self._light_changed(changed):
             return False
         bare = changed & ~self._covered(stable)
         if self.towers:
             bare &= ~_darkened_evenly(colour, stable)
+            if leans is not None:
+                bare &= ~leans
         return self._light_changed(bare)
 
     def _covered(self, image: FloatImage) -> npt.NDArray[np.bool_]:

@@ -1,0 +1,70 @@
+"""Where the stacks on the board may hide it from the camera.
+
+Under a tilted camera a column game's tower shows its top beyond its own square: over the
+light square next to it, or across the board's border. The hand gate takes a change in
+the middle of a light square for a hand, and the arm watch a change across the border
+for an arm; both are told what the stacks read in the last frame may cover (as tall as
+read and a margin more), and leave it out. Draughts pieces, two discs at most, reach
+neither.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Mask = npt.NDArray[np.bool_]
+
+#: A stack's radius in square sides: men nearly fill their squares.
+STACK_RADIUS = 0.45
+
+
+@dataclass(frozen=True, slots=True)
+class Lean:
+    """Where a stack may hide the board, on the board's White-view plane (square sides):
+    from its base's centre to where its top's centre appears, ``radius`` wide there (a
+    disc higher up is nearer the camera, so larger)."""
+
+    base: tuple[float, float]
+    top: tuple[float, float]
+    radius: float
+
+
+def stack_leans(
+    centres: npt.NDArray[np.float64],
+    heights: npt.NDArray[np.float64],
+    camera: npt.NDArray[np.float64],
+) -> list[Lean]:
+    """The :class:`Lean` of a stack ``heights`` square sides tall on each of ``centres``,
+    seen from a camera at ``camera`` (x, y and height, in the same plane): a point at
+    height z above p appears where the ray from the camera through it meets the board,
+    p + (p - c) z / (h - z)."""
+    height = float(camera[2])
+    leans = []
+    for (x, y), z in zip(centres, heights, strict=True):
+        z = min(float(z), 0.8 * height)  # a stack never reaches the camera
+        grow = z / (height - z)
+        top = (float(x + (x - camera[0]) * grow), float(y + (y - camera[1]) * grow))
+        leans.append(Lean((float(x), float(y)), top, STACK_RADIUS * (1 + grow)))
+    return leans
+
+
+def lean_mask(leans: list[Lean], *, size: int, cell_px: int, margin_px: int) -> Mask:
+    """The pixels ``leans`` may cover in the White-view board image of ``size`` squares
+    at ``cell_px`` a square, framed by ``margin_px`` of its border
+    (:func:`vision.rectify.warp_board`)."""
+    side = size * cell_px + 2 * margin_px
+    mask = np.zeros((side, side), np.uint8)
+
+    def px(point: tuple[float, float]) -> tuple[int, int]:
+        return round(point[0] * cell_px + margin_px), round(point[1] * cell_px + margin_px)
+
+    for lean in leans:
+        width = round(lean.radius * cell_px)
+        cv2.line(mask, px(lean.base), px(lean.top), 1, 2 * width)
+        for end in (lean.base, lean.top):
+            cv2.circle(mask, px(end), width, 1, -1)
+    return np.asarray(mask > 0, np.bool_)
