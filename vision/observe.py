@@ -105,6 +105,8 @@ class Observer:
         self.arms = ArmWatch(size, config.occlusion.cell_px, config.arms, calibration.turns)
         self._board_clear = True
         self._hidden: Mask | None = None  # what the last frame's stacks may cover
+        # the tallest a stack can be: every man in one tower
+        self._whole_tower = sum(len(stack) for _, stack in Position.initial(variant).stacks())
         self.frame_index = 0
         self.last_failure: str | None = None
         intrinsics = calibration.intrinsics
@@ -199,7 +201,7 @@ class Observer:
         its height read and two spreads and a disc more, or the whole tower where its
         height was not read (its top past the count, its side unseen, a hand over it)."""
         geometry = self.variant.geometry
-        whole = sum(len(stack) for _, stack in Position.initial(self.variant).stacks())
+        whole = self._whole_tower
         occupied = reads.tops[:, Top.EMPTY] < 0.5
         discs = np.array(
             [
