@@ -44,6 +44,12 @@ class Condition:
     """Rendered chain: how long the mover's hand hovers still over the piece before
     taking it, on every ``ponder_every``-th ply."""
     ponder_every: int = 0
+    exposure_swing: float = 0.0
+    """Rendered chain: the share by which the camera's exposure swings, up and down over
+    ``exposure_period_seconds`` (auto exposure, a hall's lights)."""
+    exposure_period_seconds: float = 30.0
+    shadow_every_seconds: float = 0.0
+    """Rendered chain: a spectator's soft shadow drifts across the board about this often."""
 
 
 CONDITIONS = {
@@ -52,6 +58,15 @@ CONDITIONS = {
     # A player thinking with his hand over the piece, longer than the hand gate's
     # stale refresh (90 frames) waits.
     "ponder": Condition("ponder", ponder_seconds=12.0, ponder_every=3),
+    # A tournament hall: the pondering players under light that drifts and spectators
+    # whose shadows pass over the board.
+    "hall": Condition(
+        "hall",
+        ponder_seconds=12.0,
+        ponder_every=3,
+        exposure_swing=0.15,
+        shadow_every_seconds=25.0,
+    ),
 }
 
 

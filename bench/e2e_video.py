@@ -156,6 +156,53 @@ class Glare:
         return np.asarray(bright, np.uint8)
 
 
+# -- a hall's light ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HallLight:
+    """A hall's light over a game, drawn over the rendered frames: the camera's exposure
+    swinging by ``swing`` over ``period_s``, and a spectator's soft shadow drifting across
+    the frame in ``shadow_s``, darkening it by up to ``depth``, from each of ``shadows``
+    (seconds)."""
+
+    fps: float
+    swing: float
+    period_s: float
+    shadows: tuple[float, ...]
+    shadow_s: float = 5.0
+    depth: float = 0.45
+
+    @classmethod
+    def for_condition(cls, condition: Condition, seed: int, hours: float = 3.0) -> HallLight | None:
+        if condition.exposure_swing <= 0.0 and condition.shadow_every_seconds <= 0.0:
+            return None
+        rng = random.Random(seed * 7919 + 2)
+        shadows: list[float] = []
+        every = condition.shadow_every_seconds
+        while every > 0.0 and (not shadows or shadows[-1] < 3600.0 * hours):
+            shadows.append((shadows[-1] + 5.0 if shadows else 0.0) + every * rng.uniform(0.5, 1.5))
+        swing, period = condition.exposure_swing, condition.exposure_period_seconds
+        return cls(condition.fps, swing, period, tuple(shadows))
+
+    def gain(self, index: int, size: tuple[int, int]) -> np.ndarray:
+        """(h, w) multipliers of frame ``index`` at ``size`` (w, h)."""
+        t = index / self.fps
+        w, h = size
+        gain = np.full((h, w), 1.0 + self.swing * math.sin(2.0 * math.pi * t / self.period_s))
+        start = max((s for s in self.shadows if s <= t), default=None)
+        if start is not None and t < start + self.shadow_s:
+            across = (t - start) / self.shadow_s  # its centre crosses the frame left to right
+            ys, xs = np.mgrid[0:h, 0:w]
+            d = np.hypot((xs - (1.6 * across - 0.3) * w) / (0.35 * w), (ys - 0.5 * h) / (0.8 * h))
+            gain *= 1.0 - self.depth * np.clip(1.5 - d, 0.0, 1.0)
+        return np.asarray(gain, np.float32)
+
+    def apply(self, image: Image, index: int) -> Image:
+        gain = self.gain(index, (image.shape[1], image.shape[0]))
+        return np.asarray(np.clip(image.astype(np.float32) * gain[..., None], 0, 255), np.uint8)
+
+
 # -- encoding -----------------------------------------------------------------------------------
 
 
@@ -282,13 +329,16 @@ def render_video(
     writer = VideoWriter(path, condition.fps)
     frames: list[FrameFacts] = []
     glare: Glare | None = None
+    hall = HallLight.for_condition(condition, seed)
     began, cpu = time.perf_counter(), time.process_time()
     try:
         for image, facts in drawn:
             if not frames and condition.glare > 0 and not getattr(style, "glare", 0.0):
                 corners = _corner_pixels(facts, variant)
                 glare = Glare.over_board(corners, condition.glare, seed)
-            writer.write(glare.apply(image) if glare is not None else image)
+            if glare is not None:
+                image = glare.apply(image)
+            writer.write(hall.apply(image, facts.index) if hall is not None else image)
             frames.append(facts)
     finally:
         writer.close()

@@ -10,6 +10,7 @@ read from the truth (settling and inference on longer games).
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,14 @@ from bench.e2e_games import PlayedGame, generated_game, real_games, select_games
 from bench.e2e_measure import injection_points, measure_game, measure_rendered
 from bench.e2e_run import ChainRun, official_moves, record_observations
 from bench.e2e_script import CONDITIONS, board_of, move_steps, play_script
-from bench.e2e_video import FrameFacts, Glare, RenderedVideo, hand_left_times, render_video
+from bench.e2e_video import (
+    FrameFacts,
+    Glare,
+    HallLight,
+    RenderedVideo,
+    hand_left_times,
+    render_video,
+)
 from rules import Position, find_variant
 from rules.observation import Top
 
@@ -191,6 +199,28 @@ def test_glare_brightens_a_spot_on_the_board_only() -> None:
     assert 100 <= cx <= 300 and 100 <= cy <= 300
     assert lit[cy, cx, 0] > 180 and lit[0, 399, 0] == 60
     assert Glare.over_board([[0, 0]] * 4, 0.0, 1) is None
+
+
+def test_a_halls_light_swings_the_exposure_and_passes_a_shadow_over_the_frame() -> None:
+    hall = HallLight.for_condition(CONDITIONS["hall"], seed=3)
+    assert hall is not None and HallLight.for_condition(CONDITIONS["ponder"], 3) is None
+    gaps = np.diff(hall.shadows)
+    assert 12.5 <= hall.shadows[0] <= 37.5 and gaps.min() >= 17.5 and gaps.max() <= 42.5
+
+    def exposure(index: int) -> float:
+        return 1 + hall.swing * math.sin(2 * math.pi * index / hall.fps / hall.period_s)
+
+    size = (64, 48)
+    quarter = round(hall.period_s / 4 * hall.fps)  # the exposure at its highest
+    assert exposure(quarter) == pytest.approx(1.15)
+    for index in (0, quarter):
+        if not any(s <= index / hall.fps < s + hall.shadow_s for s in hall.shadows):
+            assert hall.gain(index, size) == pytest.approx(np.full((48, 64), exposure(index)))
+    middle = round((hall.shadows[0] + hall.shadow_s / 2) * hall.fps)  # over the centre
+    shaded = hall.gain(middle, size) / exposure(middle)
+    assert shaded[24, 32] == pytest.approx(1 - hall.depth, abs=0.02) and shaded[24, 0] > 0.9
+    image = np.full((48, 64, 3), 100, np.uint8)
+    assert hall.apply(image, middle)[24, 32, 0] < 70
 
 
 def test_captured_piece_left_is_flagged_at_its_ply() -> None:

@@ -479,3 +479,21 @@ def test_a_towers_top_alone_over_a_light_square_settles_where_a_stack_read_may_l
         _settled(gate, before)
         readings = [gate.update(board, leans=leans) for _ in range(9)]
         assert (readings[-1].occlusion > 0.0) is held
+
+
+def test_a_board_whose_light_drifted_while_a_hand_hovered_is_clear_once_it_has_gone() -> None:
+    """A hall's light or the camera's exposure drifting by 15 % while a hand hovered for
+    a while: the board it leaves is every square changed against the stable image kept
+    from before, and held as a hand's until the stale refresh (the e2e's english `ponder`
+    seed 112 video, its exposure swinging 15 % over 30 s: lost at ply 46). Brought to the
+    frame's light, the stable image shows the board as it is."""
+    gate = OcclusionGate(8)
+    _settled(gate, _board())
+    hand = _board()
+    cv2.rectangle(hand, (40, 56), (88, 127), (120, 150, 200), -1)  # a hand from the edge
+    darker = [(0.99 - 0.01 * k) for k in range(15)]
+    for gain in darker:  # hovering while the light dims
+        gate.update((hand * gain).astype(np.uint8))
+    gone = (_board() * darker[-1]).astype(np.uint8)
+    readings = [gate.update(gone) for _ in range(2)]
+    assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0

@@ -36,6 +36,19 @@ SHADOW_DARKER = 0.9
 """A shadow keeps less than this share of the light it falls on (0.45 measured)."""
 
 
+def _in_light_of(colour: FloatImage, stable: FloatImage) -> FloatImage:
+    """``stable`` brought to ``colour``'s light: each channel times its median ratio of
+    the two over the board (every other pixel). A camera's auto exposure or a hall's
+    lights drift by a tenth in half a minute; against an image kept from before, while a
+    hand hovered, the whole board had changed, and nothing settled again (the e2e's
+    english `ponder` seed 112 video, its exposure made to swing 15 % over 30 s: lost at
+    ply 46, eight plies flagged ambiguous). A hand or a new piece changes a part of the
+    board, which the median passes over."""
+    ratio = (colour[::2, ::2] + 1.0) / (stable[::2, ::2] + 1.0)
+    gain = np.median(ratio.reshape(-1, ratio.shape[-1]), axis=0)
+    return np.asarray(stable * gain.astype(np.float32), np.float32)
+
+
 def _darkened_evenly(colour: FloatImage, stable: FloatImage) -> npt.NDArray[np.bool_]:
     """Pixels darker than in the stable image by one factor in every channel: a shadow,
     which keeps the hue of what it falls on (a hand, a sleeve or a finger does not)."""
@@ -167,7 +180,7 @@ class OcclusionGate:
         colour = np.asarray(cv2.GaussianBlur(board_bgr, (3, 3), 0), np.float32)
         previous = self._previous if self._previous is not None else colour
         moving = changed_pixels(colour, previous, s.change)
-        stable = self._stable if self._stable is not None else colour
+        stable = _in_light_of(colour, self._stable) if self._stable is not None else colour
         changed = changed_pixels(colour, stable, s.change)
         # Where the frame shows the stable board again (a hand has just left) nothing is
         # moving: the frame after the hand is good evidence at once (200 ms latency).
