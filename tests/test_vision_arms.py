@@ -173,3 +173,14 @@ def test_a_rendered_hand_over_the_board_is_an_arm_to_the_observer() -> None:
     seen = [observer.observe(image, 0.1 * i) for i, image in enumerate([bare] * 3 + [covered] * 3)]
     assert [o.arm for o in seen] == [False] * 3 + [True] * 3
     assert not observer.observe(bare, 0.7).arm
+
+
+def test_a_change_along_most_of_a_side_is_light_not_an_arm() -> None:
+    """e2e international under `hall` (seed 200): the bare ring learned under a passing
+    spectator's shadow differed, once it had gone, along the whole of two sides, and
+    an arm was seen for good. An arm runs along a few cells of one."""
+    watch, fit = _watch()
+    lit = _framed()
+    lit[: RING + 2, RING + 8 : RING + 120] = (90, 120, 160)  # the far side, lighter
+    assert not any(watch.update(lit, fit) for _ in range(3))
+    assert watch.update(_with_arm(lit), fit)
