@@ -158,6 +158,8 @@ class Glare:
 
 # -- a hall's light ------------------------------------------------------------------------------
 
+SHADOW_SECONDS = 5.0
+
 
 @dataclass(frozen=True, slots=True)
 class HallLight:
@@ -170,7 +172,7 @@ class HallLight:
     swing: float
     period_s: float
     shadows: tuple[float, ...]
-    shadow_s: float = 5.0
+    shadow_s: float = SHADOW_SECONDS
     depth: float = 0.45
 
     @classmethod
@@ -181,7 +183,8 @@ class HallLight:
         shadows: list[float] = []
         every = condition.shadow_every_seconds
         while every > 0.0 and (not shadows or shadows[-1] < 3600.0 * hours):
-            shadows.append((shadows[-1] + 5.0 if shadows else 0.0) + every * rng.uniform(0.5, 1.5))
+            after = shadows[-1] + SHADOW_SECONDS if shadows else 0.0  # the last one gone
+            shadows.append(after + every * rng.uniform(0.5, 1.5))
         swing, period = condition.exposure_swing, condition.exposure_period_seconds
         return cls(condition.fps, swing, period, tuple(shadows))
 
