@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from rules.observation import Observation, SquareReading, Top
 from rules.position import Position
@@ -19,7 +20,7 @@ from vision.arms import ArmSettings, ArmWatch
 from vision.band import BAND
 from vision.board_spec import MarkerBoardSpec
 from vision.camera import Intrinsics, Undistorter, camera_centre, estimate_camera
-from vision.classifier import SquareClassifier, SquareReads, read_squares
+from vision.classifier import SquareClassifier, read_squares
 from vision.leans import Lean, Mask, lean_mask, stack_leans
 from vision.locate import (
     BoardLocation,
@@ -164,17 +165,16 @@ class Observer:
             band=self.config.band_strips,
             heights=self.variant.towers,  # the recorder tells look-alike captures by them
         )
+        heights = reads.height_estimates()
         if self.variant.towers and reads.heights is not None:
             self._hidden = lean_mask(
-                self._stack_leans(reads, camera, turns),
+                self._stack_leans(reads.tops, heights, camera, turns),
                 size=geometry.size,
                 cell_px=self.config.occlusion.cell_px,
                 margin_px=margin,
             )
         readings = []
-        for sq, row, height in zip(
-            geometry.squares, reads.tops, reads.height_estimates(), strict=True
-        ):
+        for sq, row, height in zip(geometry.squares, reads.tops, heights, strict=True):
             r, c = geometry.rowcol(sq)
             readings.append(
                 SquareReading(
@@ -196,19 +196,20 @@ class Observer:
             frame_index=index,
         )
 
-    def _stack_leans(self, reads: SquareReads, camera: CameraModel, turns: int) -> list[Lean]:
+    def _stack_leans(
+        self,
+        tops: npt.NDArray[np.float64],
+        heights: list[tuple[float, float] | None],
+        camera: CameraModel,
+        turns: int,
+    ) -> list[Lean]:
         """Where the stacks read may hide the board (:mod:`vision.leans`): each as tall as
         its height read and two spreads and a disc more, or the whole tower where its
         height was not read (its top past the count, its side unseen, a hand over it)."""
         geometry = self.variant.geometry
         whole = self._whole_tower
-        occupied = reads.tops[:, Top.EMPTY] < 0.5
-        discs = np.array(
-            [
-                whole if h is None else min(whole, h[0] + 2 * h[1] + 1)
-                for h in reads.height_estimates()
-            ]
-        )
+        occupied = tops[:, Top.EMPTY] < 0.5
+        discs = np.array([whole if h is None else min(whole, h[0] + 2 * h[1] + 1) for h in heights])
         # the camera's place on the White-view plane, where the centres are
         x, y, height = camera_centre(camera)
         white = np.linalg.solve(orientation_matrix(turns, geometry.size), [x, y, 1.0])
