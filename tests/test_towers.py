@@ -26,6 +26,7 @@ from rules.observation import Observation, Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Piece, Stack, parse_stack
 from rules.recorder import Recorder
 from synth.pieces import DIAMETER_OF_SQUARE, HEIGHT_OF_DIAMETER, disc_count
+from tests.adapted_model import adapted_on_start
 from vision.band import BAND, BandWindow, band_strips
 from vision.camera import crops_and_views
 from vision.classifier import HEIGHT_SIGMA_FLOOR, HEIGHT_SIGMA_SHARE, SquareReads
@@ -400,11 +401,7 @@ def test_the_observer_reads_band_strips_only_when_configured(band_strips: bool) 
     start = render.render_position(
         Position.initial(variant), Style(seed=2, variant="russian", tilt_deg=25.0)
     )
-    location = location_from_truth(start.truth, variant.size)
-    adapted = OnnxSquareClassifier.load().adapted_on_frame(
-        start.image, location, variant.geometry, np.array(start_tops(variant))
-    )
-    recording = _Recording(adapted)
+    recording = _Recording(adapted_on_start(start, variant))
     observer = Observer(
         ObserverConfig(markers=None, band_strips=band_strips), variant, Registration(), recording
     )
@@ -480,13 +477,7 @@ def test_heights_read_live_tell_apart_captures_that_look_the_same_from_above(
     with render.Renderer() as renderer:
         set_up = renderer.render(Position.initial(variant), style)
         before_image, after_image = (renderer.render(p, style).image for p in (start, after))
-    model = OnnxSquareClassifier.load().adapted_on_frame(
-        set_up.image,
-        location_from_truth(set_up.truth, variant.size),
-        variant.geometry,
-        np.array(start_tops(variant)),
-        towers=True,
-    )
+    model = adapted_on_start(set_up, variant)
     observer = Observer(
         ObserverConfig(markers=None, band_strips=band_strips), variant, Registration(), model
     )

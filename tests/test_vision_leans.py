@@ -13,6 +13,7 @@ import pytest
 
 from rules.position import Position
 from rules.variants import find_variant
+from tests.adapted_model import adapted_on_start
 from vision.arms import ArmWatch
 from vision.leans import STACK_RADIUS, lean_mask, stack_leans
 
@@ -46,9 +47,6 @@ def test_a_tall_tower_leaning_across_the_border_is_no_arm_and_a_hand_still_is() 
     leans right across the ring: to a bare watch an arm; to the observer, which reads
     the tower's height, none. A hand reaching over the board is seen."""
     render = pytest.importorskip("synth.render")
-    from calibration.table import start_tops
-    from models.classifier import OnnxSquareClassifier
-    from models.synth_source import location_from_truth
     from synth.scene import HandStyle, Style
     from vision.observe import Observer, ObserverConfig, Registration
 
@@ -62,14 +60,7 @@ def test_a_tall_tower_leaning_across_the_border_is_no_arm_and_a_hand_still_is() 
         set_up = renderer.render(Position.initial(lasca), style)
         leaning = renderer.render(tall, style).image
         reaching = renderer.render(tall, dataclasses.replace(style, hand=hand)).image
-    model = OnnxSquareClassifier.load().adapted_on_frame(
-        set_up.image,
-        location_from_truth(set_up.truth, lasca.size),
-        lasca.geometry,
-        np.array(start_tops(lasca)),
-        towers=True,
-    )
-    observer = Observer(ObserverConfig(), lasca, Registration(), model)
+    observer = Observer(ObserverConfig(), lasca, Registration(), adapted_on_start(set_up, lasca))
     bare = ArmWatch(lasca.size, observer.config.occlusion.cell_px)
     frames = [set_up.image] * 3 + [leaning] * 12 + [reaching] * 3 + [leaning] * 2
     seen, bare_seen = [], []
