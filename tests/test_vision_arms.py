@@ -14,6 +14,7 @@ from rules.observation import Observation, SquareReading, Top
 from rules.position import Position
 from rules.recorder import Recorder
 from rules.variants import find_variant
+from tests.shadows import in_shadow
 from vision.arms import ArmSettings, ArmWatch
 from vision.locate import BoardLocation
 from vision.occlusion import OcclusionGate
@@ -184,3 +185,14 @@ def test_a_change_along_most_of_a_side_is_light_not_an_arm() -> None:
     lit[: RING + 2, RING + 8 : RING + 120] = (90, 120, 160)  # the far side, lighter
     assert not any(watch.update(lit, fit) for _ in range(3))
     assert watch.update(_with_arm(lit), fit)
+
+
+def test_a_spectators_shadow_over_the_border_is_no_arm_and_hides_none() -> None:
+    """A spectator's soft shadow crossing the frame (the e2e's ``hall`` condition): no
+    arm on its way, none once it has gone (the bare ring may have been learned under
+    it), and an arm under it is still seen."""
+    watch, fit = _watch()
+    for across in np.linspace(0.0, 1.0, 51):
+        assert not watch.update(in_shadow(_framed(), float(across)), fit), across
+    assert not watch.update(_framed(), fit)
+    assert watch.update(in_shadow(_with_arm(_framed()), 0.5), fit)

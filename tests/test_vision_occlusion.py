@@ -9,6 +9,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from tests.shadows import in_shadow
 from vision.leans import Lean, lean_mask
 from vision.occlusion import Gate, OcclusionGate
 
@@ -497,3 +498,21 @@ def test_a_board_whose_light_drifted_while_a_hand_hovered_is_clear_once_it_has_g
     gone = (_board() * darker[-1]).astype(np.uint8)
     readings = [gate.update(gone) for _ in range(2)]
     assert readings[-1].occlusion == 0.0 and readings[-1].cells.max() == 0.0
+
+
+def test_a_spectators_shadow_passing_over_the_board_hides_nothing() -> None:
+    """The e2e's ``hall`` condition: a spectator's soft shadow, up to 45 % darker,
+    crossing the frame in 5 s. While a hand hovered the stable image kept the light of
+    before; with one gain per channel the shadow's edge was then a change larger than a
+    hand, and the gate held a tenth of the board hidden with nothing moving (english,
+    seed 200). Brought to the frame's light over the light squares, the board the hand
+    leaves is clear at once, and stays clear as the shadow goes on; a hand held still
+    under the shadow stays hidden."""
+    gate = OcclusionGate(8)
+    _settled(gate, _board())
+    for across in np.linspace(0.0, 0.3, 16):  # hovering while the shadow comes
+        gate.update(in_shadow(_hand_over_the_board(), float(across)))
+    readings = [gate.update(in_shadow(_board(), float(a))) for a in np.linspace(0.3, 1.0, 36)]
+    assert all(g.occlusion == 0.0 for g in readings[1:])
+    under = [gate.update(in_shadow(_hand_over_the_board(), 0.5)) for _ in range(20)]
+    assert all(g.cells[4, 2] > 0.3 and g.cells[3, 3] > 0.3 for g in under)

@@ -18,8 +18,9 @@ marker's edges from one side of the ring to the other.
 The ring is compared with its last picture without an arm (the *bare* ring), taken
 again once the ring has stood still for ``settle_frames``, has hardly changed from it and
 the hand gate saw nothing over the grid: a hand's shadow or wrist, learned, would make
-the hand's going look like an arm, or hide it while it stays. A change of light is taken
-out by bringing the reference to the frame's light. A crossing change that stands
+the hand's going look like an arm, or hide it while it stays. A change of light (the
+camera's exposure, a spectator's shadow) is taken out by bringing the reference to the
+frame's light along the ring (:mod:`vision.light`). A crossing change that stands
 still for ``stale_frames`` is learned too, as the *left* picture (something left lying
 across the border must not blind the recorder for good), and is forgotten when the ring
 shows its bare picture again. Both are kept as the camera's frames and cut again
@@ -36,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.leans import Mask
+from vision.light import Blocks, in_light_of, ring_blocks
 from vision.locate import BoardLocation, Image
 from vision.occlusion import changed_pixels
 from vision.rectify import warp_board
@@ -93,6 +95,7 @@ class ArmWatch:
     _outer: npt.NDArray[np.bool_] = field(init=False)
     _inner: npt.NDArray[np.bool_] = field(init=False)
     _least: float = field(init=False)
+    _blocks: Blocks = field(init=False)
 
     def __post_init__(self) -> None:
         ring = self.ring_px
@@ -108,6 +111,7 @@ class ArmWatch:
         self._inner[: ring - 2] = self._inner[side - ring + 2 :] = False
         self._inner[:, : ring - 2] = self._inner[:, side - ring + 2 :] = False
         self._least = self.settings.crossing_share * float(self._ring.sum())
+        self._blocks = ring_blocks(self.size, self.cell_px, ring)
 
     @property
     def ring_px(self) -> int:
@@ -176,10 +180,10 @@ class ArmWatch:
 
     def _changed(self, ring: FloatImage, reference: FloatImage) -> npt.NDArray[np.bool_]:
         """The ring's pixels changed against ``reference``, brought first to the ring's
-        light (each channel's median ratio over the ring): a lamp turned up or the
-        camera's exposure changes the whole ring, an arm a part."""
-        gain = np.median((ring[self._ring] + 1.0) / (reference[self._ring] + 1.0), axis=0)
-        lit = np.asarray(reference * gain.astype(np.float32), np.float32)
+        light (:func:`vision.light.in_light_of`, fitted along the ring's segments): a lamp
+        turned up, the camera's exposure or a spectator's shadow changes the ring smoothly
+        along its length, an arm a part."""
+        lit = in_light_of(reference, ring, self._blocks)
         return np.asarray(changed_pixels(ring, lit, self.settings.change) & self._ring, np.bool_)
 
     def _crossing(self, changed: npt.NDArray[np.bool_]) -> bool:

@@ -11,7 +11,9 @@ than its outline), unless the square was not bare in the stable image either (a 
 tower's lean, top or shadow lay there, and has changed) or the change is the shadow of a
 piece put down beside it (every channel darkened alike). A change that has stood still as
 long as the whole board's stale refresh waits for settles there alone. Differences are
-taken against the 3x3 neighbourhood, so the sway of a camera by a pixel is not motion.
+taken against the 3x3 neighbourhood, so the sway of a camera by a pixel is not motion,
+and against the stable image brought to the frame's light over the light squares
+(:mod:`vision.light`), so a camera's exposure or a spectator's shadow is no change.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.light import Blocks, in_light_of, square_blocks
 from vision.locate import Image
 
 FloatGrid = npt.NDArray[np.float64]
@@ -34,19 +37,6 @@ SHADOW_HUE = 0.1
 shadow on a rendered light square spreads 0.02, a skin-coloured hand on pale wood 0.2."""
 SHADOW_DARKER = 0.9
 """A shadow keeps less than this share of the light it falls on (0.45 measured)."""
-
-
-def _in_light_of(colour: FloatImage, stable: FloatImage) -> FloatImage:
-    """``stable`` brought to ``colour``'s light: each channel times its median ratio of
-    the two over the board (every other pixel). A camera's auto exposure or a hall's
-    lights drift by a tenth in half a minute; against an image kept from before, while a
-    hand hovered, the whole board had changed, and nothing settled again (the e2e's
-    english `ponder` seed 112 video, its exposure made to swing 15 % over 30 s: lost at
-    ply 46, eight plies flagged ambiguous). A hand or a new piece changes a part of the
-    board, which the median passes over."""
-    ratio = (colour[::2, ::2] + 1.0) / (stable[::2, ::2] + 1.0)
-    gain = np.median(ratio.reshape(-1, ratio.shape[-1]), axis=0)
-    return np.asarray(stable * gain.astype(np.float32), np.float32)
 
 
 def _darkened_evenly(colour: FloatImage, stable: FloatImage) -> npt.NDArray[np.bool_]:
@@ -167,6 +157,7 @@ class OcclusionGate:
     _cover: npt.NDArray[np.bool_] | None = None
     """The last frame's hand held over the board (:meth:`_covers`), None if it was not
     looked for."""
+    _blocks: Blocks | None = None
 
     def update(
         self, board_bgr: Image, *, arm: bool = False, leans: npt.NDArray[np.bool_] | None = None
@@ -180,7 +171,9 @@ class OcclusionGate:
         colour = np.asarray(cv2.GaussianBlur(board_bgr, (3, 3), 0), np.float32)
         previous = self._previous if self._previous is not None else colour
         moving = changed_pixels(colour, previous, s.change)
-        stable = _in_light_of(colour, self._stable) if self._stable is not None else colour
+        stable = colour
+        if self._stable is not None:
+            stable = in_light_of(self._stable, colour, self._light_blocks())
         changed = changed_pixels(colour, stable, s.change)
         # Where the frame shows the stable board again (a hand has just left) nothing is
         # moving: the frame after the hand is good evidence at once (200 ms latency).
@@ -548,6 +541,13 @@ class OcclusionGate:
         :meth:`_middles`)."""
         inner = self._middles(changed).mean(axis=(1, 3))
         return bool((inner[self._light_cells()] > self.settings.light_change).any())
+
+    def _light_blocks(self) -> Blocks:
+        """The light squares' middles, where the stable image is brought to the frame's
+        light (:func:`vision.light.in_light_of`): no piece stands there."""
+        if self._blocks is None:
+            self._blocks = square_blocks(self.size, self.settings.cell_px, self._light_cells())
+        return self._blocks
 
     def _light_pixels(self, shape: tuple[int, ...]) -> npt.NDArray[np.bool_]:
         """A mask of ``shape`` (the board image's rows and columns): the light squares'
