@@ -118,17 +118,19 @@ def _grey_field(logs: Floats, blocks: Blocks) -> FloatImage | None:
     log ratios ``logs`` (K, 3) where their change is grey and no deeper than a shadow,
     fitted robustly (blocks far off the last round's surface sit it out); None where too
     few blocks take part."""
-    y = logs.mean(axis=1)
+    level = logs.mean(axis=1)
+    eligible = (np.ptp(logs, axis=1) <= GREY_SPREAD) & (np.abs(level) <= DEEPEST)
+    if not (eligible & (np.abs(level) > TOLERANCE)).any():
+        return None  # one light over the picture: most frames
     down, across = blocks.centres.T - 0.5
-    basis = np.stack([np.ones_like(y), across, down, across**2, across * down, down**2], 1)
-    eligible = (np.ptp(logs, axis=1) <= GREY_SPREAD) & (np.abs(y) <= DEEPEST)
-    least = max(basis.shape[1] + 2, LEAST_SHARE * len(y))
+    basis = np.stack([np.ones_like(level), across, down, across**2, across * down, down**2], 1)
+    least = max(basis.shape[1] + 2, LEAST_SHARE * len(level))
     keep = eligible
     for _ in range(ROUNDS):
         if keep.sum() < least:
             return None
-        coef, *_ = np.linalg.lstsq(basis[keep], y[keep], rcond=None)
-        residual = np.abs(y - basis @ coef)
+        coef, *_ = np.linalg.lstsq(basis[keep], level[keep], rcond=None)
+        residual = np.abs(level - basis @ coef)
         spread = 3.0 * 1.4826 * float(np.median(residual[keep]))
         keep = eligible & (residual <= max(TOLERANCE, spread))
     if keep.sum() < least:
