@@ -167,8 +167,9 @@ class Observer:
         )
         heights = reads.height_estimates()
         if self.variant.towers and reads.heights is not None:
+            covered = np.array([gate.cells[geometry.rowcol(sq)] > 0.0 for sq in geometry.squares])
             self._hidden = lean_mask(
-                self._stack_leans(reads.tops, heights, camera, turns),
+                self._stack_leans(reads.tops, heights, covered, camera, turns),
                 size=geometry.size,
                 cell_px=self.config.occlusion.cell_px,
                 margin_px=margin,
@@ -200,15 +201,24 @@ class Observer:
         self,
         tops: npt.NDArray[np.float64],
         heights: list[tuple[float, float] | None],
+        covered: npt.NDArray[np.bool_],
         camera: CameraModel,
         turns: int,
     ) -> list[Lean]:
         """Where the stacks read may hide the board (:mod:`vision.leans`): each as tall as
-        its height read and two spreads and a disc more, or the whole tower where its
-        height was not read (its top past the count, its side unseen, a hand over it)."""
+        its height read and two spreads and a disc more, or as tall as a stack can be
+        where its height was not read (its top past the count, its side unseen): all
+        the discs but one for each other stack seen where no hand is (``covered``, the
+        gate's), since every stack has one. Taken as the whole tower, every man seen
+        from straight above (no side to count) leaned far, and in bashni under `hall`
+        (e2e, seed 200) those leans covered the ring where an arm crossed and the light
+        squares under its hand: the still hand was taken in as pieces, and the game lost
+        at ply 6. (Keeping a covered square's stack as it was before the hand came was
+        tried: a changed square the gate still hid kept its old lean, the new tower's
+        lean was an arm, and with the arm nothing settled, for good.)"""
         geometry = self.variant.geometry
-        whole = self._whole_tower
         occupied = tops[:, Top.EMPTY] < 0.5
+        whole = self._whole_tower - max(0, int((occupied & ~covered).sum()) - 1)
         discs = np.array([whole if h is None else min(whole, h[0] + 2 * h[1] + 1) for h in heights])
         # the camera's place on the White-view plane, where the centres are
         x, y, height = camera_centre(camera)
