@@ -2,7 +2,9 @@
 
 The hand gate and the arm watch compare each frame with a picture of the board taken
 earlier; a tournament hall's light changes in between. A camera's auto exposure hunts
-and its white balance drifts (one gain per channel over the whole picture), and a
+and its white balance drifts (one gain per channel over the whole picture: without it
+the e2e's english `ponder` seed 112 video, its exposure made to swing 15 % over 30 s,
+was lost at ply 46, the whole board a change while a hand hovered), and a
 spectator standing by the table casts a soft shadow over part of the board (a gain
 that varies smoothly across it: the e2e's ``hall`` condition, up to 45 % darker over a
 third of the frame). Brought over with one gain, the shadow's edge is a change larger

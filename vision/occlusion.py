@@ -528,20 +528,10 @@ class OcclusionGate:
         frame's, since a board fitted a row off shows no light square bare and its change
         must count (lasca generated#1 hard, whose grid fit slipped for 50 frames). In a new
         frame: what a hand covers (:meth:`_covers`), against the new frame's bare colour,
-        as the light may have changed. A pixel is bare also where it shows that colour
-        as the image's light falls across the board (:func:`vision.light.in_light_of`):
-        under a spectator's soft shadow one colour for all took the shadowed light
-        squares of the stable image for covered, those of a frame in even light for
-        uncovered, and a hand held still over them was written into the stable image as
-        a hand gone (:meth:`_revealed`; e2e bashni under `hall`, seed 200, lost at ply
-        6). Either colour will do: a sharp shadow the smooth light cannot follow is
-        covered as before, and the squares beside it are bare as before."""
+        as the light may have changed."""
         middles = self._middles(image).transpose(0, 2, 1, 3, 4)[self._light_cells()]
         bare = np.median(middles.reshape(-1, image.shape[2]), axis=0)
-        lit = in_light_of(np.full(image.shape, bare, np.float32), image, self._light_blocks())
-        change = self.settings.change
-        is_bare = (np.abs(image - bare) <= change).all(axis=2)
-        is_bare |= (np.abs(image - lit) <= change).all(axis=2)
+        is_bare = (np.abs(image - bare) <= self.settings.change).all(axis=2)
         covered = self._light_pixels(image.shape[:2]) & ~is_bare
         return np.asarray(covered, np.bool_)
 
