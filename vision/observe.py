@@ -166,21 +166,20 @@ class Observer:
             heights=self.variant.towers,  # the recorder tells look-alike captures by them
         )
         heights = reads.height_estimates()
+        occluded = np.array([gate.cells[geometry.rowcol(sq)] for sq in geometry.squares])
         if self.variant.towers and reads.heights is not None:
-            covered = np.array([gate.cells[geometry.rowcol(sq)] > 0.0 for sq in geometry.squares])
             self._hidden = lean_mask(
-                self._stack_leans(reads.tops, heights, covered, camera, turns),
+                self._stack_leans(reads.tops, heights, occluded > 0.0, camera, turns),
                 size=geometry.size,
                 cell_px=self.config.occlusion.cell_px,
                 margin_px=margin,
             )
         readings = []
-        for sq, row, height in zip(geometry.squares, reads.tops, heights, strict=True):
-            r, c = geometry.rowcol(sq)
+        for row, height, hidden in zip(reads.tops, heights, occluded, strict=True):
             readings.append(
                 SquareReading(
                     tuple(float(x) for x in row / row.sum()),  # type: ignore[arg-type]
-                    occluded=float(gate.cells[r, c]),
+                    occluded=float(hidden),
                     height=None if height is None else height[0],
                     height_sigma=None if height is None else height[1],
                 )
