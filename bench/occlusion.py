@@ -3,8 +3,9 @@
 Random legal games (seeded; captures and crownings as they come) are rendered frame by
 frame with ``synth.game``: a hand enters, carries the piece, takes the captured men off,
 leaves, and the board stands still. The table is calibrated from the first (still)
-frame and every frame goes through the live :class:`vision.observe.Observer`. Against
-the truth it measures:
+frame and every frame goes through the live loop's :class:`vision.observe.Observer`
+(:func:`pi.wiring.observer_for`: the shipped model adapted from that frame, whose column
+heights the gate's leans and the arm watch use). Against the truth it measures:
 
 - per square: "occluded" as the recorder reads it (``occluded`` above its
   ``square_occluded_fraction``) against synth's per-square hand coverage above the same
@@ -32,13 +33,12 @@ import cv2
 import numpy as np
 
 from calibration.table import CalibrationError, calibrate_start_position
+from pi.wiring import observer_for
 from rules import find_variant
 from rules.move import Move
 from rules.position import Position
 from rules.recorder import RecorderConfig
 from rules.variants import Variant
-from vision.observe import Observer, ObserverConfig
-from vision.prototype import PrototypeClassifier
 
 VARIANTS = ("russian", "international", "lasca")
 
@@ -80,12 +80,7 @@ def run(games: int, plies: int, size: tuple[int, int], still: int) -> dict[str, 
                 print(json.dumps({"game": game, "not calibrated": str(error)}), flush=True)
                 continue
             tally["games"] += 1
-            observer = Observer(
-                ObserverConfig(),
-                variant,
-                table.registration(),
-                PrototypeClassifier(table.prototypes()),
-            )
+            observer = observer_for(variant, table, first)  # as the live loop reads
             names = [variant.geometry.name(sq) for sq in variant.geometry.squares]
             observer.observe(first, 0.0)
             last_still: bool | None = None

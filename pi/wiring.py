@@ -53,11 +53,11 @@ def vision_recognizer(settings: Settings) -> Recognizer:
             table = TableCalibration.load(settings.calibration)
         except CalibrationError as exc:
             raise VisionUnavailableError(str(exc)) from exc
-        return CalibratingRecognizer(variant, _observer(variant, table))
+        return CalibratingRecognizer(variant, observer_for(variant, table))
     return CalibratingRecognizer(variant, None)
 
 
-def _observer(
+def observer_for(
     variant: Variant, table: TableCalibration, start_frame: Image | None = None
 ) -> Observer:
     """Vision with this table's calibration. Given the start-position frame the table was
@@ -127,7 +127,7 @@ class CalibratingRecognizer:
                 self.waiting_reason = str(exc)
                 return Observation(frame.time, (), board_found=False, frame_index=frame.index)
             log.info("table calibrated from frame %d (%s)", frame.index, table.method)
-            self.observer = _observer(self.variant, table, frame.image)
+            self.observer = observer_for(self.variant, table, frame.image)
         return self.observer.observe(frame.image, frame.time)
 
 
