@@ -16,6 +16,7 @@ from rules.recorder import Recorder
 from rules.variants import find_variant
 from tests.shadows import in_shadow
 from vision.arms import ArmSettings, ArmWatch
+from vision.leans import lean_mask, stack_shadows
 from vision.locate import BoardLocation
 from vision.occlusion import OcclusionGate
 
@@ -196,3 +197,29 @@ def test_a_spectators_shadow_over_the_border_is_no_arm_and_hides_none() -> None:
         assert not watch.update(in_shadow(_framed(), float(across)), fit), across
     assert not watch.update(_framed(), fit)
     assert watch.update(in_shadow(_with_arm(_framed()), 0.5), fit)
+
+
+def _tower_shadow(framed: np.ndarray) -> np.ndarray:
+    """A tall tower's cast shadow from (7, 3), the near edge, across the border below it:
+    half the light, the hue kept."""
+    shadowed = framed.copy()
+    part = shadowed[RING + 124 :, RING + 50 : RING + 62]
+    part[:] = (part * 0.5).astype(np.uint8)
+    return shadowed
+
+
+def test_a_towers_shadow_across_the_border_is_no_arm_nor_once_gone_and_an_arm_still_is() -> None:
+    """e2e bashni under `hall` (seed 228): a tall tower put on the left edge at ply 50 cast
+    its shadow right across the ring, and an arm was seen in every frame after it. Where
+    the stacks' shadows may fall, a change by one factor in every channel is a shadow
+    come or gone; an arm there is still an arm."""
+    tower = (np.array([[3.5, 7.5]]), np.array([1.5]))  # eight discs, in square sides
+    shade = lean_mask(stack_shadows(*tower), size=8, cell_px=CELL, margin_px=RING)
+    shadowed = _tower_shadow(_framed())
+    bare, fit = _watch()
+    assert bare.update(shadowed, fit)  # told nothing of the tower, an arm
+    watch, fit = _watch()
+    assert not any(watch.update(shadowed, fit, shade=shade) for _ in range(20))
+    assert watch.update(_with_arm(shadowed), fit, shade=shade)
+    assert not any(watch.update(_framed(), fit) for _ in range(3))  # the tower taken away
+    assert watch.update(_with_arm(_framed()), fit)

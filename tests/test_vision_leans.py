@@ -15,7 +15,7 @@ from rules.position import Position
 from rules.variants import find_variant
 from tests.adapted_model import adapted_on_start
 from vision.arms import ArmWatch
-from vision.leans import STACK_RADIUS, lean_mask, stack_leans
+from vision.leans import LOWEST_LIGHT_DEG, STACK_RADIUS, lean_mask, stack_leans, stack_shadows
 
 
 def test_a_stack_leans_away_from_the_camera_by_the_rays_through_its_top() -> None:
@@ -39,6 +39,16 @@ def test_a_lean_covers_the_pixels_from_its_base_to_its_top_and_no_others() -> No
     assert mask[row, 8 + 8] and mask[row, 8 + round(lean.top[0] * 16)]  # its base and top
     assert mask[row, 0]  # out across the board's border
     assert not mask[row, 8 + 40] and not mask[8 + 8, 8 + 8]  # beyond its base, rows away
+
+
+def test_a_stacks_shadow_may_fall_all_round_it_as_far_as_the_lowest_lamp_casts_it() -> None:
+    man, tower = stack_shadows(np.array([[0.5, 4.5], [4.5, 4.5]]), np.array([0.19, 1.5]))
+    assert man.base == man.top == (0.5, 4.5) and tower.top == (4.5, 4.5)
+    reach = 1.5 / np.tan(np.radians(LOWEST_LIGHT_DEG))  # 2.6 square sides under 30 degrees
+    assert tower.radius == pytest.approx(STACK_RADIUS + reach)
+    mask = lean_mask([tower], size=8, cell_px=16, margin_px=8)
+    row = 8 + 72
+    assert mask[row, 8 + 16 * 2] and mask[row, 8 + 16 * 7 - 1] and not mask[row, 8 + 8]
 
 
 @pytest.mark.slow

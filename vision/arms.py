@@ -11,7 +11,11 @@ shadow or a glint touches the ring from the grid's side only, a hand resting on 
 table beside the board from outside only. A tall tower on an edge square, under a
 tilted camera, leans right across it (e2e lasca `hard` seed 139: an arm for 1,068
 frames), so in column games the watch leaves out the ring's pixels the stacks read may
-cover (:mod:`vision.leans`), now or when its reference was learned. The ring's corners,
+cover (:mod:`vision.leans`), now or when its reference was learned. Its cast shadow
+crosses the ring too, darker by one factor in every channel or, once the tower has gone,
+lighter so: where the stacks' shadows may fall, now or then, such a change is left out
+as well (an arm's sleeve seldom keeps the hue of the border it covers, and its hand is
+the gate's to see). The ring's corners,
 where the markers lie, are left out too: a fit a fraction of a pixel off changes a
 marker's edges from one side of the ring to the other.
 
@@ -39,7 +43,7 @@ import numpy.typing as npt
 from vision.leans import Mask
 from vision.light import Blocks, in_light_of, ring_blocks
 from vision.locate import BoardLocation, Image
-from vision.occlusion import changed_pixels
+from vision.occlusion import changed_pixels, darkened_evenly
 from vision.rectify import warp_board
 
 FloatImage = npt.NDArray[np.float32]
@@ -69,12 +73,13 @@ class ArmSettings:
 
 @dataclass
 class _Picture:
-    """A camera frame kept as a reference, its ring cut through the current fit, and the
-    ring's pixels the stacks standing then may cover."""
+    """A camera frame kept as a reference, its ring cut through the current fit, the
+    ring's pixels the stacks standing then may cover, and those their shadows may."""
 
     frame: Image
     ring: FloatImage
     hidden: Mask
+    shade: Mask
 
 
 @dataclass
@@ -125,10 +130,12 @@ class ArmWatch:
         *,
         board_clear: bool = True,
         hidden: Mask | None = None,
+        shade: Mask | None = None,
     ) -> bool:
         """Whether an arm crosses the ring around the board ``location`` in ``frame``,
         leaving out the pixels of the framed board that stacks may cover, ``hidden``
-        (:func:`vision.leans.lean_mask`).
+        (:func:`vision.leans.lean_mask`), and the shadows' changes where their shadows
+        may fall, ``shade`` (:func:`vision.leans.stack_shadows`).
 
         The bare ring is learned again only where it has hardly changed (less than a
         crossing change's least share) and the hand gate saw nothing over the grid in the
@@ -138,6 +145,7 @@ class ArmWatch:
         s = self.settings
         ring = self._cut(frame, location)
         hidden = self._ring & hidden if hidden is not None else np.zeros_like(self._ring)
+        shade = self._ring & shade if shade is not None else np.zeros_like(self._ring)
         if location is not self._fit:  # a new fit: cut the references through it
             self._fit = location
             for picture in (self._bare, self._left):
@@ -150,13 +158,12 @@ class ArmWatch:
         still = moving.sum() <= s.still_motion * self._ring.sum()
         self._still_count = self._still_count + 1 if still else 0
         if self._bare is None:
-            self._bare = _Picture(frame.copy(), ring, hidden)
-        changed = self._changed(ring, self._bare.ring) & ~(hidden | self._bare.hidden)
+            self._bare = _Picture(frame.copy(), ring, hidden, shade)
+        changed = self._changed(ring, self._bare, hidden, shade)
         crosses_bare = self._crossing(changed)
         arm = crosses_bare
         if arm and self._left is not None:
-            left = self._changed(ring, self._left.ring) & ~(hidden | self._left.hidden)
-            arm = self._crossing(left)
+            arm = self._crossing(self._changed(ring, self._left, hidden, shade))
         if not arm and self._left is not None and not crosses_bare:
             self._left = None  # what was left across the border has gone
         if (
@@ -165,9 +172,9 @@ class ArmWatch:
             and self._still_count >= s.settle_frames
             and changed.sum() < self._least
         ):
-            self._bare = _Picture(frame.copy(), ring, hidden)
+            self._bare = _Picture(frame.copy(), ring, hidden, shade)
         elif arm and self._still_count >= s.stale_frames:
-            self._left = _Picture(frame.copy(), ring, hidden)
+            self._left = _Picture(frame.copy(), ring, hidden, shade)
             arm = False
         return arm
 
@@ -178,13 +185,23 @@ class ArmWatch:
         )
         return np.asarray(cv2.GaussianBlur(framed, (3, 3), 0), np.float32)
 
-    def _changed(self, ring: FloatImage, reference: FloatImage) -> npt.NDArray[np.bool_]:
-        """The ring's pixels changed against ``reference``, brought first to the ring's
+    def _changed(
+        self, ring: FloatImage, picture: _Picture, hidden: Mask, shade: Mask
+    ) -> npt.NDArray[np.bool_]:
+        """The ring's pixels changed against ``picture``'s, brought first to the ring's
         light (:func:`vision.light.in_light_of`, fitted along the ring's segments): a lamp
         turned up, the camera's exposure or a spectator's shadow changes the ring smoothly
-        along its length, an arm a part."""
-        lit = in_light_of(reference, ring, self._blocks)
-        return np.asarray(changed_pixels(ring, lit, self.settings.change) & self._ring, np.bool_)
+        along its length, an arm a part. Not those the stacks may cover, now
+        (``hidden``) or in the picture, nor where their shadows may fall (``shade``) those
+        darkened or lightened by one factor in every channel: a shadow come or gone."""
+        lit = in_light_of(picture.ring, ring, self._blocks)
+        changed = changed_pixels(ring, lit, self.settings.change) & self._ring
+        changed &= ~(hidden | picture.hidden)
+        shadowed = changed & (shade | picture.shade)
+        if shadowed.any():  # a stack's shadow may lie across the ring
+            now, then = ring[shadowed], lit[shadowed]
+            changed[shadowed] = ~(darkened_evenly(now, then) | darkened_evenly(then, now))
+        return np.asarray(changed, np.bool_)
 
     def _crossing(self, changed: npt.NDArray[np.bool_]) -> bool:
         """A part of ``changed`` that joins the ring's outer edge to its inner one, over

@@ -21,7 +21,7 @@ from vision.band import BAND
 from vision.board_spec import MarkerBoardSpec
 from vision.camera import Intrinsics, Undistorter, camera_centre, estimate_camera
 from vision.classifier import SquareClassifier, read_squares
-from vision.leans import Lean, Mask, lean_mask, stack_leans
+from vision.leans import Lean, Mask, lean_mask, stack_leans, stack_shadows
 from vision.locate import (
     BoardLocation,
     BoardNotFound,
@@ -106,6 +106,7 @@ class Observer:
         self.arms = ArmWatch(size, config.occlusion.cell_px, config.arms, calibration.turns)
         self._board_clear = True
         self._hidden: Mask | None = None  # what the last frame's stacks may cover
+        self._shade: Mask | None = None  # where their shadows may fall
         # the tallest a stack can be: every man in one tower
         self._whole_tower = sum(len(stack) for _, stack in Position.initial(variant).stacks())
         self.frame_index = 0
@@ -143,7 +144,7 @@ class Observer:
         # a column game's towers lean across the ring: watched only where stacks are counted
         watch = not self.variant.towers or self._hidden is not None
         arm = watch and self.arms.update(
-            frame, location, board_clear=self._board_clear, hidden=self._hidden
+            frame, location, board_clear=self._board_clear, hidden=self._hidden, shade=self._shade
         )
         margin = self.arms.ring_px
         gate = self.gate.update(
@@ -168,12 +169,10 @@ class Observer:
         heights = reads.height_estimates()
         occluded = np.array([gate.cells[geometry.rowcol(sq)] for sq in geometry.squares])
         if self.variant.towers and reads.heights is not None:
-            self._hidden = lean_mask(
-                self._stack_leans(reads.tops, heights, occluded > 0.0, camera, turns),
-                size=geometry.size,
-                cell_px=self.config.occlusion.cell_px,
-                margin_px=margin,
-            )
+            leans, shadows = self._stack_leans(reads.tops, heights, occluded > 0.0, camera, turns)
+            size, cell_px = geometry.size, self.config.occlusion.cell_px
+            self._hidden = lean_mask(leans, size=size, cell_px=cell_px, margin_px=margin)
+            self._shade = lean_mask(shadows, size=size, cell_px=cell_px, margin_px=margin)
         readings = []
         for row, height, hidden in zip(reads.tops, heights, occluded, strict=True):
             readings.append(
@@ -203,8 +202,9 @@ class Observer:
         covered: npt.NDArray[np.bool_],
         camera: CameraModel,
         turns: int,
-    ) -> list[Lean]:
-        """Where the stacks read may hide the board (:mod:`vision.leans`): each as tall as
+    ) -> tuple[list[Lean], list[Lean]]:
+        """Where the stacks read may hide the board, and where their shadows may fall
+        (:mod:`vision.leans`): each as tall as
         its height read and two spreads and a disc more, or as tall as a stack can be
         where its height was not read (its top past the count, its side unseen): all
         the discs but one for each other stack seen where no hand is (``covered``, the
@@ -222,11 +222,9 @@ class Observer:
         # the camera's place on the White-view plane, where the centres are
         x, y, height = camera_centre(camera)
         white = np.linalg.solve(orientation_matrix(turns, geometry.size), [x, y, 1.0])
-        return stack_leans(
-            square_centres(geometry)[occupied],
-            discs[occupied] * BAND.disc_height,
-            np.array([white[0], white[1], height]),
-        )
+        centres, tall = square_centres(geometry)[occupied], discs[occupied] * BAND.disc_height
+        leans = stack_leans(centres, tall, np.array([white[0], white[1], height]))
+        return leans, stack_shadows(centres, tall)
 
     def _camera_model(self, location: BoardLocation, size: tuple[int, int]) -> CameraModel:
         """The calibration's fixed model, else one per located board (the tracker returns

@@ -39,11 +39,12 @@ SHADOW_DARKER = 0.9
 """A shadow keeps less than this share of the light it falls on (0.45 measured)."""
 
 
-def _darkened_evenly(colour: FloatImage, stable: FloatImage) -> npt.NDArray[np.bool_]:
-    """Pixels darker than in the stable image by one factor in every channel: a shadow,
-    which keeps the hue of what it falls on (a hand, a sleeve or a finger does not)."""
+def darkened_evenly(colour: FloatImage, stable: FloatImage) -> npt.NDArray[np.bool_]:
+    """Pixels (the last axis their channels) darker than in the stable image by one factor
+    in every channel: a shadow, which keeps the hue of what it falls on (a hand, a sleeve
+    or a finger does not)."""
     ratio = colour / np.maximum(stable, 1.0)
-    even = (np.ptp(ratio, axis=2) <= SHADOW_HUE) & (ratio.mean(axis=2) < SHADOW_DARKER)
+    even = (np.ptp(ratio, axis=-1) <= SHADOW_HUE) & (ratio.mean(axis=-1) < SHADOW_DARKER)
     return np.asarray(even, np.bool_)
 
 
@@ -336,7 +337,7 @@ class OcclusionGate:
         joined = cv2.dilate(changed.astype(np.uint8), reach) > 0
         grid, area, _ = self._regions(changed, joined)
         added = np.bincount(
-            grid[changed & now & ~before & ~_darkened_evenly(colour, stable)],
+            grid[changed & now & ~before & ~darkened_evenly(colour, stable)],
             minlength=len(area),
         )
         uncovered = np.bincount(grid[changed & before & ~now], minlength=len(area))
@@ -452,7 +453,7 @@ class OcclusionGate:
         if not pieces.any():
             return pieces
         px = self.settings.cell_px
-        even = _darkened_evenly(colour, stable)
+        even = darkened_evenly(colour, stable)
         shadows = np.asarray(changed & self._light_pixels(changed.shape) & even, np.bool_)
         if not shadows.any():
             return shadows
@@ -513,7 +514,7 @@ class OcclusionGate:
             return False
         bare = changed & ~self._covered(stable)
         if self.towers:
-            bare &= ~_darkened_evenly(colour, stable)
+            bare &= ~darkened_evenly(colour, stable)
             if leans is not None:
                 bare &= ~leans
         return self._light_changed(bare)
