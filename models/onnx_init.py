@@ -23,7 +23,7 @@ from models.classifier import to_input
 from models.net import SquareNet, conv_norm_pairs
 
 
-def _float_tensors(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+def float_tensors(model: onnx.ModelProto) -> dict[str, np.ndarray]:
     """Every initializer by name, and every DequantizeLinear of initializers, dequantised."""
     values = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     for node in model.graph.node:
@@ -58,7 +58,7 @@ def net_from_onnx(
     Raises ``ValueError`` when the file's layers do not match the net.
     """
     model = onnx.load(str(path))
-    values = _float_tensors(model)
+    values = float_tensors(model)
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
     gemms = [n for n in model.graph.node if n.op_type == "Gemm"]
     reads_views = any(i.name == "views" for i in model.graph.input)

@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
+from models.exact_int8 import readable
+
 
 class ModelFileError(ValueError):
     """The model file or its card is missing or unreadable; the message names the file."""
@@ -38,7 +40,9 @@ def read_card(path: Path, hint: str) -> dict[str, Any]:
 
 
 def open_session(path: Path, hint: str) -> ort.InferenceSession:
-    """A CPU session on one thread (the Pi's loop runs beside it).
+    """A CPU session on one thread (the Pi's loop runs beside it). On a CPU whose int8
+    kernels saturate, an int8 file's weights are read as uint8, the same values
+    (:mod:`models.exact_int8`), so that it reads as on every other CPU.
 
     :raises ModelFileError: the file is not a readable ONNX model.
     """
@@ -47,7 +51,7 @@ def open_session(path: Path, hint: str) -> ort.InferenceSession:
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
     try:
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(readable(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own untyped errors
         raise ModelFileError(
             f"model file {str(path)!r} is not a readable ONNX model ({exc}); rebuild it with {hint}"
