@@ -15,9 +15,9 @@ cover (:mod:`vision.leans`), now or when its reference was learned. Its cast sha
 crosses the ring too, darker by one factor in every channel or, once the tower has gone,
 lighter so: where the stacks' shadows may fall, now or then, such a change is left out
 as well (an arm's sleeve seldom keeps the hue of the border it covers, and its hand is
-the gate's to see). The ring's corners,
-where the markers lie, are left out too: a fit a fraction of a pixel off changes a
-marker's edges from one side of the ring to the other.
+the gate's to see). The ring's corners, where the markers lie, are left out too: a fit
+a fraction of a pixel off changes a marker's edges from one side of the ring to the
+other.
 
 The ring is compared with its last picture without an arm (the *bare* ring), taken
 again once the ring has stood still for ``settle_frames``, has hardly changed from it and

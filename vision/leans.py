@@ -6,10 +6,10 @@ light square next to it, or across the board's border. The hand gate takes a cha
 the middle of a light square for a hand, and the arm watch a change across the border
 for an arm; both are told what the stacks read in the last frame may cover (as tall as
 read and a margin more), and leave it out. A tall tower's cast shadow reaches across the
-border too (e2e bashni under `hall`, seed 228: a tower put
-on the left edge at ply 50, its shadow an arm for the rest of the game); the arm watch is
-told where the stacks' shadows may fall (:func:`stack_shadows`) and there leaves out what
-changed as a shadow does. Draughts pieces, two discs at most, reach neither.
+border too (e2e bashni under `hall`, seed 228: a tower put on the left edge at ply 50,
+its shadow an arm for the rest of the game); the arm watch is told where the stacks'
+shadows may fall (:func:`stack_shadows`) and there leaves out what changed as a shadow
+does. Draughts pieces, two discs at most, reach neither.
 """
 
 from __future__ import annotations
