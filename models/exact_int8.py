@@ -91,3 +91,21 @@ def unsigned_weights(model: onnx.ModelProto) -> bool:
             initializers[name].CopyFrom(numpy_helper.from_array(shifted, name))
         changed = True
     return changed
+
+
+def float_tensors(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    """Every initializer by name, and every DequantizeLinear of initializers, dequantised."""
+    from onnx import numpy_helper
+
+    values = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type != "DequantizeLinear" or node.input[0] not in values:
+            continue
+        q, scale, zero = (values[name] for name in node.input[:3])
+        axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
+        if scale.ndim == 1 and scale.size > 1:  # per channel along ``axis``
+            shape = [1] * q.ndim
+            shape[axis] = -1
+            scale, zero = scale.reshape(shape), zero.reshape(shape)
+        values[node.output[0]] = (q.astype(np.float32) - zero.astype(np.float32)) * scale
+    return {k: np.asarray(v, np.float32) for k, v in values.items()}

@@ -16,27 +16,11 @@ from pathlib import Path
 import numpy as np
 import onnx
 import torch
-from onnx import numpy_helper
 from torch import nn
 
 from models.classifier import to_input
+from models.exact_int8 import float_tensors
 from models.net import SquareNet, conv_norm_pairs
-
-
-def float_tensors(model: onnx.ModelProto) -> dict[str, np.ndarray]:
-    """Every initializer by name, and every DequantizeLinear of initializers, dequantised."""
-    values = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    for node in model.graph.node:
-        if node.op_type != "DequantizeLinear" or node.input[0] not in values:
-            continue
-        q, scale, zero = (values[name] for name in node.input[:3])
-        axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
-        if scale.ndim == 1 and scale.size > 1:  # per channel along ``axis``
-            shape = [1] * q.ndim
-            shape[axis] = -1
-            scale, zero = scale.reshape(shape), zero.reshape(shape)
-        values[node.output[0]] = (q.astype(np.float32) - zero.astype(np.float32)) * scale
-    return {k: np.asarray(v, np.float32) for k, v in values.items()}
 
 
 def _unpadded(weight: np.ndarray, channels: int) -> np.ndarray:

@@ -9,8 +9,7 @@ import pytest
 from onnx import numpy_helper
 
 from models.classifier import DEFAULT_MODEL
-from models.exact_int8 import saturating, unsigned_weights
-from models.onnx_init import float_tensors
+from models.exact_int8 import float_tensors, saturating, unsigned_weights
 
 
 @pytest.mark.parametrize(
