@@ -12,7 +12,8 @@ exact readings, and no slower there. Where the int8 kernels are exact the files 
 as written (their symmetric convolutions are the fast path there).
 
 Hand-written: onnxruntime has no option for it, and its quantiser's remedy for such CPUs
-(``reduce_range``, 7-bit weights) loses precision (8 errors on the same photos).
+(``reduce_range``, 7-bit weights) loses precision (8 errors on the same photos). The
+file is rewritten through protobuf (onnxruntime's own dependency), not the onnx package.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ import functools
 import platform
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 if TYPE_CHECKING:
     import onnx
@@ -32,6 +34,8 @@ X86 = {"x86_64", "amd64", "i386", "i686"}
 VNNI = re.compile(r"\b(avx512_vnni|avx_vnni)\b")
 ZERO_SHIFT = 128
 """int8 -> uint8 around this zero point: the same values."""
+INT8, UINT8 = 3, 2
+"""ONNX's TensorProto.DataType numbers."""
 
 
 def saturating(machine: str, cpu_flags: str | None) -> bool:
@@ -65,22 +69,23 @@ def cpu_name() -> str:
 def readable(path: Path) -> str | bytes:
     """What onnxruntime should read for the file ``path``: the path itself, or where this
     CPU's int8 kernels saturate and the file has int8 weights, the file with unsigned
-    weights (:func:`unsigned_weights`). onnx is imported only then: the Pi needs none."""
+    weights (:func:`with_unsigned_weights`)."""
     if not this_cpu_saturates():
         return str(path)
-    import onnx
-
-    model = onnx.load(str(path))
-    return model.SerializeToString() if unsigned_weights(model) else str(path)
+    converted = with_unsigned_weights(path.read_bytes())
+    return str(path) if converted is None else converted
 
 
-def unsigned_weights(model: onnx.ModelProto) -> bool:
-    """Store, in place, the int8 weights of ``model``'s convolutions and matrix products
-    (a QDQ file's DequantizeLinear of an initializer) as uint8 around :data:`ZERO_SHIFT`.
-    False where it has none (a float model)."""
-    from onnx import numpy_helper
+def with_unsigned_weights(model: bytes) -> bytes | None:
+    """The serialised ONNX ``model`` with the int8 weights of its convolutions and matrix
+    products (a QDQ file's DequantizeLinear of an initializer) stored as uint8 around
+    :data:`ZERO_SHIFT`, the zero points with them; None where it has none (a float model).
 
-    graph = model.graph
+    Read and written through :func:`_onnx_subset`, not the onnx package, whose import
+    (ml_dtypes' 2 s here) alone would break the model's 1 s load."""
+    parsed = _onnx_subset()()
+    parsed.ParseFromString(model)
+    graph = parsed.graph
     initializers = {init.name: init for init in graph.initializer}
     producer = {out: node for node in graph.node for out in node.output}
     changed = False
@@ -88,19 +93,83 @@ def unsigned_weights(model: onnx.ModelProto) -> bool:
         if node.op_type not in ("Conv", "Gemm", "MatMul") or len(node.input) < 2:
             continue
         weights = producer.get(node.input[1])
-        if weights is None or weights.op_type != "DequantizeLinear":
+        if weights is None or weights.op_type != "DequantizeLinear" or len(weights.input) < 3:
             continue
-        names = list(weights.input[:3])
-        if len(names) < 3 or not all(name in initializers for name in names[::2]):
+        tensors = [initializers.get(name) for name in (weights.input[0], weights.input[2])]
+        if any(t is None or t.data_type != INT8 for t in tensors):
             continue
-        values, zero = (numpy_helper.to_array(initializers[name]) for name in names[::2])
-        if values.dtype != np.int8:
-            continue
-        for name, array in ((names[0], values), (names[2], zero)):
-            shifted = (array.astype(np.int16) + ZERO_SHIFT).astype(np.uint8)
-            initializers[name].CopyFrom(numpy_helper.from_array(shifted, name))
+        for tensor in tensors:
+            _shift_to_uint8(tensor)
         changed = True
-    return changed
+    return parsed.SerializeToString() if changed else None
+
+
+def _shift_to_uint8(tensor: Any) -> None:
+    """An int8 TensorProto, in place, as uint8 :data:`ZERO_SHIFT` higher: its bytes, or its
+    values kept one an int32 (how ONNX stores small tensors)."""
+    if tensor.raw_data:
+        values = np.frombuffer(tensor.raw_data, np.int8).astype(np.int16) + ZERO_SHIFT
+        tensor.raw_data = values.astype(np.uint8).tobytes()
+    else:
+        shifted = [v + ZERO_SHIFT for v in tensor.int32_data]
+        del tensor.int32_data[:]
+        tensor.int32_data.extend(shifted)
+    tensor.data_type = UINT8
+
+
+@functools.cache
+def _onnx_subset() -> Any:
+    """A protobuf message class for an ONNX model that knows only the fields read here (the
+    graph's nodes' inputs, outputs and op types; its initializers' names, types and
+    values). protobuf keeps every other field as it parsed it and writes it back, so a
+    model read and written through it is the same model (tested). Built from a
+    descriptor, since onnx's generated classes come only with the onnx package."""
+    field = descriptor_pb2.FieldDescriptorProto
+    one, many = field.LABEL_OPTIONAL, field.LABEL_REPEATED
+
+    def message(name: str, fields: list[tuple[str, int, int, int, str]]) -> Any:
+        proto = descriptor_pb2.DescriptorProto(name=name)
+        for field_name, number, kind, label, type_name in fields:
+            added = proto.field.add(name=field_name, number=number, type=kind, label=label)
+            if type_name:
+                added.type_name = f".damcam_onnx.{type_name}"
+        return proto
+
+    file = descriptor_pb2.FileDescriptorProto(
+        name="damcam_onnx_subset.proto", package="damcam_onnx", syntax="proto2"
+    )
+    file.message_type.extend(
+        [
+            message(
+                "Tensor",
+                [
+                    ("data_type", 2, field.TYPE_INT32, one, ""),
+                    ("int32_data", 5, field.TYPE_INT32, many, ""),
+                    ("name", 8, field.TYPE_STRING, one, ""),
+                    ("raw_data", 9, field.TYPE_BYTES, one, ""),
+                ],
+            ),
+            message(
+                "Node",
+                [
+                    ("input", 1, field.TYPE_STRING, many, ""),
+                    ("output", 2, field.TYPE_STRING, many, ""),
+                    ("op_type", 4, field.TYPE_STRING, one, ""),
+                ],
+            ),
+            message(
+                "Graph",
+                [
+                    ("node", 1, field.TYPE_MESSAGE, many, "Node"),
+                    ("initializer", 5, field.TYPE_MESSAGE, many, "Tensor"),
+                ],
+            ),
+            message("Model", [("graph", 7, field.TYPE_MESSAGE, one, "Graph")]),
+        ]
+    )
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("damcam_onnx.Model"))
 
 
 def float_tensors(model: onnx.ModelProto) -> dict[str, np.ndarray]:

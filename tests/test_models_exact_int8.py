@@ -9,7 +9,7 @@ import pytest
 from onnx import numpy_helper
 
 from models.classifier import DEFAULT_MODEL
-from models.exact_int8 import float_tensors, saturating, unsigned_weights
+from models.exact_int8 import float_tensors, saturating, with_unsigned_weights
 
 
 @pytest.mark.parametrize(
@@ -27,20 +27,27 @@ def test_which_cpus_saturate(machine: str, flags: str | None, saturates: bool) -
 
 
 @pytest.mark.parametrize("name", ["square_classifier", "square_kings", "square_columns"])
-def test_unsigned_weights_are_the_same_numbers(name: str) -> None:
-    path = DEFAULT_MODEL.parent / f"{name}.onnx"
-    model = onnx.load(str(path))
-    before = float_tensors(model)
-    assert unsigned_weights(model)
-    after = float_tensors(model)
-    kinds = {numpy_helper.to_array(i).dtype.name for i in model.graph.initializer}
+def test_unsigned_weights_are_the_same_numbers_in_the_same_model(name: str) -> None:
+    data = (DEFAULT_MODEL.parent / f"{name}.onnx").read_bytes()
+    converted = with_unsigned_weights(data)
+    assert converted is not None
+    before, after = onnx.load_from_string(data), onnx.load_from_string(converted)
+    kinds = {numpy_helper.to_array(i).dtype.name for i in after.graph.initializer}
     assert "int8" not in kinds and "uint8" in kinds
-    dequantised = [k for k in before if k.endswith("DequantizeLinear_Output")]
+    values, shifted = float_tensors(before), float_tensors(after)
+    dequantised = [k for k in values if k.endswith("DequantizeLinear_Output")]
     assert dequantised
     for key in dequantised:
-        assert (after[key] == before[key]).all(), key
+        assert (shifted[key] == values[key]).all(), key
+    # everything else as it was: nodes, inputs, outputs, the rest of the initializers
+    assert after.graph.node == before.graph.node
+    assert after.graph.input == before.graph.input and after.graph.output == before.graph.output
+    untouched = {i.name for i in before.graph.initializer if i.data_type != onnx.TensorProto.INT8}
+    for old, new in zip(before.graph.initializer, after.graph.initializer, strict=True):
+        assert old.name == new.name
+        if old.name in untouched:
+            assert old == new
 
 
 def test_a_float_model_is_left_as_it_is() -> None:
-    model = onnx.load(str(DEFAULT_MODEL.parent / "square_towers.onnx"))
-    assert not unsigned_weights(model)
+    assert with_unsigned_weights((DEFAULT_MODEL.parent / "square_towers.onnx").read_bytes()) is None
