@@ -106,7 +106,7 @@ def with_unsigned_weights(model: bytes) -> bytes | None:
 
 def _shift_to_uint8(tensor: Any) -> None:
     """An int8 TensorProto, in place, as uint8 :data:`ZERO_SHIFT` higher: its bytes, or its
-    values kept one an int32 (how ONNX stores small tensors)."""
+    values kept one to an int32 (how ONNX stores small tensors)."""
     if tensor.raw_data:
         values = np.frombuffer(tensor.raw_data, np.int8).astype(np.int16) + ZERO_SHIFT
         tensor.raw_data = values.astype(np.uint8).tobytes()

@@ -169,7 +169,9 @@ class Observer:
         heights = reads.height_estimates()
         occluded = np.array([gate.cells[geometry.rowcol(sq)] for sq in geometry.squares])
         if self.variant.towers and reads.heights is not None:
-            leans, shadows = self._stack_leans(reads.tops, heights, occluded > 0.0, camera, turns)
+            leans, shadows = self._leans_and_shadows(
+                reads.tops, heights, occluded > 0.0, camera, turns
+            )
             size, cell_px = geometry.size, self.config.occlusion.cell_px
             self._hidden = lean_mask(leans, size=size, cell_px=cell_px, margin_px=margin)
             self._shade = lean_mask(shadows, size=size, cell_px=cell_px, margin_px=margin)
@@ -195,7 +197,7 @@ class Observer:
             frame_index=index,
         )
 
-    def _stack_leans(
+    def _leans_and_shadows(
         self,
         tops: npt.NDArray[np.float64],
         heights: list[tuple[float, float] | None],
@@ -204,17 +206,17 @@ class Observer:
         turns: int,
     ) -> tuple[list[Lean], list[Lean]]:
         """Where the stacks read may hide the board, and where their shadows may fall
-        (:mod:`vision.leans`): each as tall as
-        its height read and two spreads and a disc more, or as tall as a stack can be
-        where its height was not read (its top past the count, its side unseen): all
-        the discs but one for each other stack seen where no hand is (``covered``, the
-        gate's), since every stack has one. Taken as the whole tower, every man seen
-        from straight above (no side to count) leaned far, and in bashni under `hall`
-        (e2e, seed 200) those leans covered the ring where an arm crossed and the light
-        squares under its hand: the still hand was taken in as pieces, and the game lost
-        at ply 6. (Keeping a covered square's stack as it was before the hand came was
-        tried: a changed square the gate still hid kept its old lean, the new tower's
-        lean was an arm, and with the arm nothing settled, for good.)"""
+        (:mod:`vision.leans`): each as tall as its height read and two spreads and a disc
+        more, or as tall as a stack can be where its height was not read (its top past
+        the count, its side unseen): all the discs but one for each other stack seen
+        where no hand is (``covered``, the gate's), since every stack has one. Taken as
+        the whole tower, every man seen from straight above (no side to count) leaned
+        far, and in bashni under `hall` (e2e, seed 200) those leans covered the ring where
+        an arm crossed and the light squares under its hand: the still hand was taken in
+        as pieces, and the game lost at ply 6. (Keeping a covered square's stack as it
+        was before the hand came was tried: a changed square the gate still hid kept its
+        old lean, the new tower's lean was an arm, and with the arm nothing settled, for
+        good.)"""
         geometry = self.variant.geometry
         occupied = tops[:, Top.EMPTY] < 0.5
         whole = self._whole_tower - max(0, int((occupied & ~covered).sum()) - 1)
