@@ -10,9 +10,11 @@ import numpy as np
 import numpy.typing as npt
 
 from rules.geometry import BoardGeometry
+from rules.observation import Top
 from vision.band import BAND, BandWindow, band_strips
 from vision.camera import crops_and_views
 from vision.locate import BoardLocation, Image
+from vision.reading_memory import ReadingMemory
 from vision.rectify import CELL, CROP_PX, CameraModel, CropWindow
 
 
@@ -178,13 +180,16 @@ def read_squares(
     stack_height: float = 0.0,
     band: bool,
     heights: bool,
+    memory: ReadingMemory | None = None,
 ) -> SquareReads:
     """Every playable square of one frame, read as ``classifier`` reads: crops of its
     window with the cells' view tangents, and, with ``band``, its band strips where it
     reads them (:func:`classifier_strips`); with ``heights``, each stack's disc count too,
     where the classifier counts (a :class:`StackClassifier`). Without ``band``, a
     classifier with strips still reads those of the towers its crops see
-    (:data:`TOWER_SHARE`) when heights are asked: they count to the full tower."""
+    (:data:`TOWER_SHARE`) when heights are asked: they count to the full tower. With a
+    ``memory`` (the live loop's), only the squares it says changed are read; the others
+    keep their last reading."""
     crops, views = crops_and_views(
         image,
         location,
@@ -195,26 +200,69 @@ def read_squares(
         camera=camera,
         stack_height=stack_height,
     )
+    band_shows = men_views(classifier, views) >= BAND.min_view
+    counting = heights and isinstance(classifier, StackClassifier)
+    if memory is None:
+        tops, counts = _read_cells(
+            classifier, image, location, geometry, crops, views, None,
+            turns=turns, camera=camera, band=band, counting=counting,
+        )  # fmt: skip
+        return SquareReads(tops, counts, band_shows)
+    cut = (crop_px, turns, stack_height, band, counting)
+    towers = memory.last_towers(TOWER_SHARE) if counting else None
+    cells = memory.to_read(classifier, cut, crops, views, towers)
+    tops, counts = _read_cells(
+        classifier, image, location, geometry, crops[cells], views, cells,
+        turns=turns, camera=camera, band=band, counting=counting,
+    )  # fmt: skip
+    tops, counts = memory.remember(cells, tops, counts)
+    return SquareReads(tops, counts, band_shows)
+
+
+def _read_cells(
+    classifier: SquareClassifier,
+    image: Image,
+    location: BoardLocation,
+    geometry: BoardGeometry,
+    crops: npt.NDArray[np.uint8],
+    views: npt.NDArray[np.float64],
+    cells: npt.NDArray[np.int64] | None,
+    *,
+    turns: int,
+    camera: CameraModel | None,
+    band: bool,
+    counting: bool,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64] | None]:
+    """:func:`read_squares`'s reading of ``cells`` (indices in Square order; None: every
+    square), whose ``crops`` are given (``views``: every square's): tops, and with
+    ``counting`` (a :class:`StackClassifier` asked for heights) heights."""
+    if cells is not None and cells.size == 0:
+        return np.zeros((0, len(Top))), np.zeros((0, 0)) if counting else None
     strips = (
-        classifier_strips(classifier, image, location, geometry, views, turns=turns, camera=camera)
+        classifier_strips(
+            classifier, image, location, geometry, views, turns=turns, camera=camera, cells=cells
+        )
         if band
         else None
     )
-    band_shows = men_views(classifier, views) >= BAND.min_view
-    if not heights or not isinstance(classifier, StackClassifier):
-        return SquareReads(classifier.predict(crops, views, strips), None, band_shows)
-    tops, counts = classifier.predict_stacks(crops, views, strips)
+    own_views = views if cells is None else views[cells]
+    if not counting:
+        return classifier.predict(crops, own_views, strips), None
+    assert isinstance(classifier, StackClassifier)
+    tops, counts = classifier.predict_stacks(crops, own_views, strips)
     if strips is not None:  # every square's strip was read already
-        return SquareReads(tops, counts, band_shows)
+        return tops, counts
     towers = np.flatnonzero(counts[:, 2:].sum(axis=1) >= TOWER_SHARE)
     if towers.size:
         tower_strips = classifier_strips(
             classifier, image, location, geometry, views, turns=turns, camera=camera,
-            cells=towers,
+            cells=towers if cells is None else cells[towers],
         )  # fmt: skip
         if tower_strips is not None:
-            tops, counts = _towers_restacked(classifier, tops, counts, views, towers, tower_strips)
-    return SquareReads(tops, counts, band_shows)
+            tops, counts = _towers_restacked(
+                classifier, tops, counts, own_views, towers, tower_strips
+            )
+    return tops, counts
 
 
 def _towers_restacked(

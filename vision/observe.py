@@ -32,6 +32,7 @@ from vision.locate import (
 )
 from vision.occlusion import OcclusionGate, OcclusionSettings
 from vision.orient import shrink_to_grid
+from vision.reading_memory import MemorySettings, ReadingMemory
 from vision.rectify import CROP_PX, CameraModel, orientation_matrix, square_centres, warp_board
 from vision.tracker import BoardTracker, TrackerSettings
 
@@ -53,6 +54,9 @@ class ObserverConfig:
     TOWER_SHARE`), which count to the full tower. Off: on the demo video they made
     a frame 36 ms of CPU against 20 (median) and the hand-to-board p95 312 ms against 294
     (target 300), for 7 fewer errors in 4,338 adapted render squares."""
+    memory: MemorySettings | None = field(default_factory=MemorySettings)
+    """When a square is read again though its crop has not changed
+    (:mod:`vision.reading_memory`); None: every square every frame."""
     tracker: TrackerSettings = field(default_factory=TrackerSettings)
     occlusion: OcclusionSettings = field(default_factory=OcclusionSettings)
     arms: ArmSettings = field(default_factory=ArmSettings)
@@ -104,6 +108,7 @@ class Observer:
             size, config.occlusion, variant.geometry.dark_parity, towers=variant.towers
         )
         self.arms = ArmWatch(size, config.occlusion.cell_px, config.arms, calibration.turns)
+        self.memory = None if config.memory is None else ReadingMemory(config.memory)
         self._board_clear = True
         self._hidden: Mask | None = None  # what the last frame's stacks may cover
         self._shade: Mask | None = None  # where their shadows may fall
@@ -165,6 +170,7 @@ class Observer:
             stack_height=self.config.stack_height,
             band=self.config.band_strips,
             heights=self.variant.towers,  # the recorder tells look-alike captures by them
+            memory=self.memory,
         )
         heights = reads.height_estimates()
         occluded = np.array([gate.cells[geometry.rowcol(sq)] for sq in geometry.squares])
