@@ -3,7 +3,7 @@ changed is not read again, and reads as it did; one that changed is read."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pytest
@@ -21,6 +21,9 @@ from vision.reading_memory import MemorySettings, ReadingMemory, signature
 from vision.rectify import CropWindow
 
 RUSSIAN = find_variant("russian")
+NEVER_SURE = MemorySettings(sure=0.0)
+"""For the colour prototypes, which split every piece 70/30 between man and king: under
+the default a piece's square would be read every frame."""
 
 
 @dataclass
@@ -81,7 +84,7 @@ def test_an_unchanged_frame_reads_only_the_squares_due_and_as_before(
 ) -> None:
     start, _, _, _ = frames
     reader = Counted(PrototypeClassifier(calibrate_start_position(start, RUSSIAN).prototypes()))
-    memory = ReadingMemory(MemorySettings(refresh_frames=8))
+    memory = ReadingMemory(replace(NEVER_SURE, refresh_frames=8))
     location = locate_by_markers(start, 8, MarkerBoardSpec())
     assert isinstance(location, BoardLocation)  # kept, as the tracker keeps a still board's
     first = _read(reader, start, memory, location)
@@ -107,7 +110,7 @@ def test_the_squares_a_move_changed_are_read_anew(
     start, moved, before, after = frames
     prototypes = PrototypeClassifier(calibrate_start_position(start, RUSSIAN).prototypes())
     reader = Counted(prototypes)
-    memory = ReadingMemory(MemorySettings(refresh_frames=1000))
+    memory = ReadingMemory(replace(NEVER_SURE, refresh_frames=1000))
     _read(reader, start, memory)
     remembered = _read(reader, moved, memory)
     fresh = _read(prototypes, moved, None)
@@ -138,7 +141,7 @@ def test_a_man_crowned_where_he_stands_is_read_anew(seed: int) -> None:
     for image in (before, after):
         crops, views = crops_and_views(image, location, RUSSIAN.geometry, window=window)
         cells = memory.to_read("reader", (), crops, views)
-        memory.remember(cells, np.zeros((len(cells), 5)), None)
+        memory.remember(cells, _sure(len(cells)), None)
     c3 = RUSSIAN.geometry.parse_square("c3")
     assert c3 in cells.tolist()
     # and at most the four diagonal neighbours, whose context crops see c3
@@ -164,13 +167,20 @@ def test_another_reader_or_cut_forgets_every_reading(
     assert len(memory.to_read(second, (48, 1), crops, views)) == 32  # turned a quarter
 
 
+def _sure(squares: int) -> np.ndarray:
+    """Readings of ``squares`` squares, each sure it is empty."""
+    tops = np.zeros((squares, 5))
+    tops[:, 0] = 1.0
+    return tops
+
+
 def _remembered(squares: int) -> tuple[ReadingMemory, np.ndarray, np.ndarray]:
     """A memory that has read ``squares`` grey crops, with the crops and view tangents."""
     memory = ReadingMemory(MemorySettings(tolerance=3.0, refresh_frames=1000))
     crops = np.full((squares, 48, 48, 3), 100, np.uint8)
     views = np.full(squares, 0.5)
     cells = memory.to_read("reader", (), crops, views)
-    memory.remember(cells, np.eye(squares, 5), None)
+    memory.remember(cells, _sure(squares), None)
     return memory, crops, views
 
 
@@ -207,16 +217,25 @@ def test_towers_are_read_every_frame() -> None:
     cells = memory.to_read("reader", (), crops, views)
     heights = np.zeros((3, 25))
     heights[0, 1], heights[1, 6], heights[2, 0] = 1.0, 1.0, 1.0
-    tops, stored = memory.remember(cells, np.eye(3, 5), heights)
+    tops, stored = memory.remember(cells, _sure(3), heights)
     assert stored is not None and stored.shape == (3, 25)
     towers = memory.last_towers(0.2)
     assert towers is not None and towers.tolist() == [False, True, False]
-    again = memory.to_read("reader", (), crops, views, towers)
+    again = memory.to_read("reader", (), crops, views, tower_share=0.2)
     assert again.tolist() == [1]
     narrower = np.zeros((1, 9))
     narrower[0, 5] = 1.0
     _, stored = memory.remember(again, tops[again], narrower)
     assert stored is not None and stored.shape == (3, 25) and stored[1].argmax() == 5
+
+
+def test_a_square_read_unsure_is_read_every_frame() -> None:
+    memory, crops, views = _remembered(4)
+    unsure = _sure(4)
+    unsure[2] = [0.0, 0.55, 0.45, 0.0, 0.0]  # a man or a king
+    memory.remember(np.arange(4), unsure, None)
+    assert memory.to_read("reader", (), crops, views).tolist() == [2]
+    assert memory.to_read("reader", (), crops, views).tolist() == [2]
 
 
 def test_signature_is_block_means() -> None:
@@ -232,8 +251,9 @@ def test_the_observer_reads_a_still_board_once(
 ) -> None:
     start, _, _, _ = frames
     table = calibrate_start_position(start, RUSSIAN)
+    config = ObserverConfig(memory=NEVER_SURE)
     observer = Observer(
-        ObserverConfig(), RUSSIAN, table.registration(), PrototypeClassifier(table.prototypes())
+        config, RUSSIAN, table.registration(), PrototypeClassifier(table.prototypes())
     )
     seen = [observer.observe(start, t / 10) for t in range(3)]
     assert seen[0].squares == seen[1].squares == seen[2].squares

@@ -209,8 +209,7 @@ def read_squares(
         )  # fmt: skip
         return SquareReads(tops, counts, band_shows)
     cut = (crop_px, turns, stack_height, band, counting)
-    towers = memory.last_towers(TOWER_SHARE) if counting else None
-    cells = memory.to_read(classifier, cut, crops, views, towers)
+    cells = memory.to_read(classifier, cut, crops, views, TOWER_SHARE if counting else None)
     tops, counts = _read_cells(
         classifier, image, location, geometry, crops[cells], views, cells,
         turns=turns, camera=camera, band=band, counting=counting,

@@ -10,12 +10,12 @@ means against the frame's own noise (:class:`MemorySettings`): a piece placed, t
 crowned, a hand or a shadow coming moves some block by tens of grey levels, a camera's
 noise hardly any, a compressed video's artefacts most squares' blocks alike.
 
-Three things are read anew however still the crop: every square at least once every
+Some squares are read anew however still the crop: every square at least once every
 :attr:`MemorySettings.refresh_frames` frames (staggered, a few squares a frame), so that
-whatever the block test missed is read within a second; in a game whose heights are
-asked, every square last read as a tower, whose top may lie past its crop (the tower
-reader reads it from the strip); and every square whenever the reader, the crop or the
-board's orientation changes.
+whatever the block test missed is read within a second; every square last read unsure;
+in a game whose heights are asked, every square last read as a tower, whose top may lie
+past its crop (the tower reader reads it from the strip); and every square whenever the
+reader, the crop or the board's orientation changes.
 """
 
 from __future__ import annotations
@@ -49,6 +49,12 @@ class MemorySettings:
     """A square changed, too, where its view tangent moved by more than this share."""
     refresh_frames: int = 10
     """Every square is read anew at least once in this many frames."""
+    sure: float = 0.9
+    """A square whose last reading gave its likeliest top less than this is read every
+    frame: where a reading is unsure, a compressed video's noise moves it from frame to
+    frame, and the recorder weighs many frames' readings, not one repeated (on an
+    international `hall` video, readings kept from earlier frames differed from fresh
+    ones by 0.2 at the median frame without this rule; docs/vision.md)."""
 
 
 class ReadingMemory:
@@ -77,13 +83,13 @@ class ReadingMemory:
         cut: Cut,
         crops: npt.NDArray[np.uint8],
         views: npt.NDArray[np.float64],
-        towers: npt.NDArray[np.bool_] | None = None,
+        tower_share: float | None = None,
     ) -> npt.NDArray[np.int64]:
         """The squares (indices) of this frame to read: those whose crop or view tangent
-        changed since their last reading, those due a fresh reading, and ``towers``
-        (``(S,)``, by the last readings: :meth:`last_towers`); every square where the
-        ``reader`` (the classifier itself) or the ``cut`` is not the last frame's.
-        Counts one frame."""
+        changed since their last reading, those due a fresh reading, those last read
+        unsure (:attr:`MemorySettings.sure`) and, with a ``tower_share``, those last
+        read as towers (:meth:`last_towers`); every square where the ``reader`` (the
+        classifier itself) or the ``cut`` is not the last frame's. Counts one frame."""
         self._frame += 1
         signatures = signature(crops, self.settings.blocks)
         same = reader is self._reader and cut == self._cut
@@ -95,6 +101,8 @@ class ReadingMemory:
         changed = moved > min(max(self.settings.tolerance, noise), self.settings.ceiling)
         changed |= np.abs(views - self._views) > self.settings.view_tolerance * np.abs(self._views)
         changed |= self._frame - self._read_at >= self.settings.refresh_frames
+        changed |= self._tops.max(axis=1) < self.settings.sure
+        towers = None if tower_share is None else self.last_towers(tower_share)
         if towers is not None:
             changed |= towers
         cells = np.flatnonzero(changed)
