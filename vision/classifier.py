@@ -202,19 +202,16 @@ def read_squares(
     )
     band_shows = men_views(classifier, views) >= BAND.min_view
     counting = heights and isinstance(classifier, StackClassifier)
-    if memory is None:
-        tops, counts = _read_cells(
-            classifier, image, location, geometry, crops, views, None,
-            turns=turns, camera=camera, band=band, counting=counting,
-        )  # fmt: skip
-        return SquareReads(tops, counts, band_shows)
-    cut = (crop_px, turns, stack_height, band, counting)
-    cells = memory.to_read(classifier, cut, crops, views, TOWER_SHARE if counting else None)
+    cells = None
+    if memory is not None:
+        cut = (crop_px, turns, stack_height, band, counting)
+        cells = memory.to_read(classifier, cut, crops, views, TOWER_SHARE if counting else None)
     tops, counts = _read_cells(
-        classifier, image, location, geometry, crops[cells], views, cells,
-        turns=turns, camera=camera, band=band, counting=counting,
+        classifier, image, location, geometry, crops if cells is None else crops[cells],
+        views, cells, turns=turns, camera=camera, band=band, counting=counting,
     )  # fmt: skip
-    tops, counts = memory.remember(cells, tops, counts)
+    if memory is not None and cells is not None:
+        tops, counts = memory.remember(cells, tops, counts)
     return SquareReads(tops, counts, band_shows)
 
 
