@@ -4,7 +4,7 @@ the ONNX model (``models``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -14,8 +14,10 @@ from rules.observation import Top
 from vision.band import BAND, BandWindow, band_strips
 from vision.camera import crops_and_views
 from vision.locate import BoardLocation, Image
-from vision.reading_memory import ReadingMemory
 from vision.rectify import CELL, CROP_PX, CameraModel, CropWindow
+
+if TYPE_CHECKING:  # the memory merges its heights as this module does
+    from vision.reading_memory import ReadingMemory
 
 
 class SquareClassifier(Protocol):

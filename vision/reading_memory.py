@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from vision.classifier import widened_heights
+
 Cut = tuple[object, ...]
 """How a memory's crops were cut and read (crop size, orientation, what was asked)."""
 
@@ -71,7 +73,6 @@ class ReadingMemory:
         self._read_at = np.zeros((0,), np.int64)
         self._tops = np.zeros((0, 0))
         self._heights: npt.NDArray[np.float64] | None = None
-        self._starting = False
         self.read_count = 0
         """Squares read so far (beside :attr:`square_count`: the share read)."""
         self.square_count = 0
@@ -119,7 +120,6 @@ class ReadingMemory:
         self._read_at = self._frame - stagger
         self._tops = np.zeros((len(signatures), 0))
         self._heights = None
-        self._starting = True
 
     def remember(
         self,
@@ -132,22 +132,18 @@ class ReadingMemory:
         squares = len(self._signatures)
         self.read_count += len(cells)
         self.square_count += squares
-        if self._starting:  # every square's
+        starting = self._tops.shape[1] == 0  # the first reading since :meth:`_start`
+        if starting:
             self._tops = np.zeros((squares, tops.shape[1]))
+        else:  # the start's staggered frames stand
+            self._read_at[cells] = self._frame
         self._tops[cells] = tops
         if heights is None:
             self._heights = None
         else:
-            width = max(heights.shape[1], 0 if self._heights is None else self._heights.shape[1])
-            stored = np.zeros((squares, width))
-            if self._heights is not None:
-                stored[:, : self._heights.shape[1]] = self._heights
-            stored[cells] = 0.0
-            stored[cells, : heights.shape[1]] = heights
-            self._heights = stored
-        if not self._starting:  # the start's staggered frames stand
-            self._read_at[cells] = self._frame
-        self._starting = False
+            last = np.zeros((squares, 0)) if self._heights is None else self._heights
+            self._heights = widened_heights(last, heights.shape[1])
+            self._heights[cells] = widened_heights(heights, self._heights.shape[1])
         return self._tops.copy(), None if self._heights is None else self._heights.copy()
 
     def last_towers(self, share: float) -> npt.NDArray[np.bool_] | None:
