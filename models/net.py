@@ -21,16 +21,19 @@ FEATURE_SIZE = 64
 """Length of the penultimate feature vector (the per-set prototypes live in this space)."""
 
 
-def conv_layers(c_in: int, c_out: int) -> list[nn.Module]:
+def conv_layers(c_in: int, c_out: int, stride: int = 1) -> list[nn.Module]:
     """A 3x3 convolution, its BatchNorm (folded into it at export) and a ReLU."""
-    return [nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU()]
+    conv = nn.Conv2d(c_in, c_out, 3, stride=stride, padding=1, bias=False)
+    return [conv, nn.BatchNorm2d(c_out), nn.ReLU()]
 
 
-def _block(c_in: int, c_out: int, *, convs: int) -> nn.Sequential:
-    layers = conv_layers(c_in, c_out)
+def _block(
+    c_in: int, c_out: int, *, convs: int, stride: int = 1, pool: bool = True
+) -> nn.Sequential:
+    layers = conv_layers(c_in, c_out, stride)
     for _ in range(convs - 1):
         layers += conv_layers(c_out, c_out)
-    return nn.Sequential(*layers, nn.MaxPool2d(2))
+    return nn.Sequential(*layers, nn.MaxPool2d(2)) if pool else nn.Sequential(*layers)
 
 
 class SquareNet(nn.Module):
@@ -45,22 +48,31 @@ class SquareNet(nn.Module):
     camera from a two-disc one under a gentle camera; the tangent can. It enters as a
     constant fourth channel (every layer may weigh the band against it) and beside the
     features at the heads.
+
+    ``stem_stride`` 2 makes the coarse net of a colour reader: its first convolution
+    samples every other pixel, so each later one runs on a quarter of the positions,
+    about 2.4 M multiply-adds a crop, four times fewer (docs/models.md, "A coarse main
+    file"). What the main file reads beside a kings model (empty, White or Black, and the
+    features the start frame's prototypes are compared in) needs no pixel-fine detail;
+    the side band of one disc does, so a kings model keeps stride 1.
     """
 
-    def __init__(self, *, views: bool = False, fine_convs: int = 1) -> None:
+    def __init__(self, *, views: bool = False, fine_convs: int = 1, stem_stride: int = 1) -> None:
         super().__init__()
         if fine_convs < 1:
             raise ValueError(f"fine_convs {fine_convs}: the net needs at least one convolution")
         self.views = views
         self.fine_convs = fine_convs
+        self.stem_stride = stem_stride
         # One conv at full resolution (it dominates the cost), two at each smaller scale:
         # about 9 M multiply-adds per 48x48 crop, 50 crops in a few ms on one core. Each
         # more at full resolution (``fine_convs``) adds 5 M, to measure a side band of
         # 1-3 pixels per disc before the first pooling (kings model run 6, docs/models.md).
         self.body = nn.Sequential(
-            _block(4 if views else 3, 16, convs=fine_convs),
+            _block(4 if views else 3, 16, convs=fine_convs, stride=stem_stride),
             _block(16, 24, convs=2),
-            _block(24, 40, convs=2),
+            # both end on a 6x6 map: the coarse net's last block already runs at 6x6
+            _block(24, 40, convs=2, pool=stem_stride == 1),
         )
         self.embed = nn.Sequential(
             nn.AdaptiveAvgPool2d(2),
@@ -93,7 +105,7 @@ class SquareNet(nn.Module):
 def with_views(net: SquareNet) -> SquareNet:
     """A :class:`SquareNet` with the ``views`` input that reads exactly as ``net`` does
     until trained: the tangent's new weights start at zero."""
-    out = SquareNet(views=True)
+    out = SquareNet(views=True, stem_stride=net.stem_stride)
     state = net.state_dict()
     for name, value in out.state_dict().items():
         old = state[name]
@@ -121,7 +133,7 @@ def deepened(
     old = net.fine_convs
     if fine_convs <= old:
         return net
-    out = SquareNet(views=net.views, fine_convs=fine_convs)
+    out = SquareNet(views=net.views, fine_convs=fine_convs, stem_stride=net.stem_stride)
     out.load_state_dict(net.state_dict(), strict=False)  # the added layers' keys are new
     out.eval()  # the old layers' running statistics give the added ones their input
     block = out.body[0]

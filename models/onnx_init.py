@@ -31,6 +31,14 @@ def _unpadded(weight: np.ndarray, channels: int) -> np.ndarray:
     return weight
 
 
+def _stride(conv: onnx.NodeProto) -> int:
+    """A convolution node's stride (1 where the node gives none)."""
+    for attribute in conv.attribute:
+        if attribute.name == "strides":
+            return int(onnx.helper.get_attribute_value(attribute)[0])
+    return 1
+
+
 def net_from_onnx(
     path: Path, sample_crops: np.ndarray, sample_views: np.ndarray | None = None
 ) -> SquareNet:
@@ -48,7 +56,7 @@ def net_from_onnx(
     reads_views = any(i.name == "views" for i in model.graph.input)
     if reads_views and sample_views is None:
         raise ValueError(f"{path} reads view tangents: give the sample crops' views")
-    net = SquareNet(views=reads_views)
+    net = SquareNet(views=reads_views, stem_stride=_stride(convs[0]) if convs else 1)
     pairs = conv_norm_pairs(net)
     if len(pairs) != len(convs):
         raise ValueError(f"{path}: {len(convs)} convolutions, SquareNet has {len(pairs)}")

@@ -106,6 +106,9 @@ class TrainConfig:
     fine_convs: int = 1
     """Convolutions at full resolution (:class:`models.net.SquareNet`); more than ``init``
     has are added as identities (:func:`models.net.deepened`)."""
+    stem_stride: int = 1
+    """The first convolution's stride (:class:`models.net.SquareNet`): 2 for the coarse
+    net of a main file read beside a kings model, a quarter of the cost."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -135,7 +138,11 @@ def sample_weights(data: SquareSet, tower_weight: float, piece_weight: float = 1
 
 
 def initial_net(
-    init: Path | None, data: SquareSet, views: bool = False, fine_convs: int = 1
+    init: Path | None,
+    data: SquareSet,
+    views: bool = False,
+    fine_convs: int = 1,
+    stem_stride: int = 1,
 ) -> SquareNet:
     """A fresh net (``fine_convs`` at full resolution), or one with the weights of a
     checkpoint or a shipped ONNX file; with ``views``, one that reads view tangents, and
@@ -143,7 +150,7 @@ def initial_net(
     the weights it is given read: :func:`models.net.with_views`,
     :func:`models.net.deepened`)."""
     if init is None:
-        return SquareNet(views=views, fine_convs=fine_convs)
+        return SquareNet(views=views, fine_convs=fine_convs, stem_stride=stem_stride)
     sample = data.subset(slice(None, None, max(len(data) // 512, 1)))  # a few hundred crops
     if init.suffix == ".onnx":
         from models.onnx_init import net_from_onnx
@@ -152,7 +159,9 @@ def initial_net(
     else:
         state = torch.load(init, weights_only=True)
         net = SquareNet(
-            views=state["body.0.0.weight"].shape[1] == 4, fine_convs=fine_conv_count(state)
+            views=state["body.0.0.weight"].shape[1] == 4,
+            fine_convs=fine_conv_count(state),
+            stem_stride=stem_stride,  # a stride leaves no trace in the weights
         )
         net.load_state_dict(state)
     if views and not net.views:
@@ -182,7 +191,7 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     rng = np.random.default_rng(config.seed + 1)
     if config.views and data.views is None:
         raise ValueError("--views needs sets with view tangents (synth renders)")
-    net = initial_net(config.init, data, config.views, config.fine_convs)
+    net = initial_net(config.init, data, config.views, config.fine_convs, config.stem_stride)
     teacher = None if config.distil is None else Teacher.load(config.distil)
     weights = sample_weights(data, config.tower_weight, config.piece_weight)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
@@ -357,6 +366,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "tallest": config.tallest,
                 "views": config.views,
                 "fine_convs": net.fine_convs,
+                "stem_stride": net.stem_stride,
                 "distil": None
                 if config.distil is None
                 else {
@@ -440,6 +450,10 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         "--fine-convs", type=int, default=defaults.fine_convs,
         help="convolutions at full resolution (more than --init has start as identities)",
     )  # fmt: skip
+    parser.add_argument(
+        "--stem-stride", type=int, choices=(1, 2), default=defaults.stem_stride,
+        help="the first convolution's stride: 2 for a coarse main file, a quarter of the cost",
+    )  # fmt: skip
     ns = parser.parse_args(argv)
     return TrainConfig(
         source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
@@ -449,7 +463,7 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         tower_weight=ns.tower_weight, crowns=ns.crowns, tallest=ns.tallest,
         piece_weight=ns.piece_weight, nadir_parts=ns.nadir_parts, distil=ns.distil,
         distil_weight=ns.distil_weight, distil_features=ns.distil_features, views=ns.views,
-        fine_convs=ns.fine_convs, family=ns.family,
+        fine_convs=ns.fine_convs, family=ns.family, stem_stride=ns.stem_stride,
     )  # fmt: skip
 
 

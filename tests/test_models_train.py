@@ -318,3 +318,40 @@ def test_a_deepened_net_reads_as_the_net_it_grew_from(tmp_path: Path, views: boo
     assert grown.fine_convs == 2
     with torch.no_grad():
         torch.testing.assert_close(grown(x[64:], rest)[0], before[0], atol=1e-4, rtol=1e-4)
+
+
+def test_a_coarse_net_samples_every_other_pixel_and_seeds_a_net_like_it(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    import onnx
+    import torch
+
+    from models.classifier import to_input
+    from models.net import SquareNet
+    from models.onnx_init import net_from_onnx
+    from models.train import main
+
+    out = tmp_path / "coarse.onnx"
+    main(["--source", "procedural", "--train-count", "512", "--test-count", "200",
+          "--seed", "3", "--minutes", "0.05", "--threads", "1", "--stem-stride", "2",
+          "--out", str(out), "--cache", str(tmp_path / "cache")])  # fmt: skip
+    card = json.loads(card_path(out).read_text())
+    assert card["training"]["stem_stride"] == 2
+    convs = [n for n in onnx.load(str(out)).graph.node if n.op_type == "Conv"]
+    strides = [next(list(a.ints) for a in n.attribute if a.name == "strides") for n in convs]
+    assert strides == [[2, 2]] + [[1, 1]] * 4
+    # a quarter of the usual net's positions after the first convolution, the same 6x6
+    # map at the end (so the same features and heads)
+    x = torch.from_numpy(to_input(procedural_set(4, seed=8)[0]))
+    coarse, usual = SquareNet(stem_stride=2).eval(), SquareNet().eval()
+    with torch.no_grad():
+        assert coarse.body[0](x).shape[2:] == (12, 12)
+        assert usual.body[0](x).shape[2:] == (24, 24)
+        assert coarse.body(x).shape == usual.body(x).shape == (4, 40, 6, 6)
+    # a file of the coarse net seeds a coarse net, which reads as the file does
+    crops, _, _ = procedural_set(300, seed=5)
+    net = net_from_onnx(out, crops[:200])
+    assert net.stem_stride == 2
+    with torch.no_grad():
+        tops, _, _ = net(torch.from_numpy(to_input(crops[200:])))
+    read = replace(OnnxSquareClassifier.load(out), kings=None).run(crops[200:])
+    assert (tops.argmax(1).numpy() == read.tops.argmax(1)).mean() >= 0.95
