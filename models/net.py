@@ -49,12 +49,12 @@ class SquareNet(nn.Module):
     constant fourth channel (every layer may weigh the band against it) and beside the
     features at the heads.
 
-    ``stem_stride`` 2 makes the coarse net of a colour reader: its first convolution
-    samples every other pixel, so each later one runs on a quarter of the positions,
-    about 2.4 M multiply-adds a crop, four times fewer (docs/models.md, "A coarse main
-    file"). What the main file reads beside a kings model (empty, White or Black, and the
-    features the start frame's prototypes are compared in) needs no pixel-fine detail;
-    the side band of one disc does, so a kings model keeps stride 1.
+    ``stem_stride`` 2 makes a coarse net: its first convolution samples every other
+    pixel, so each later one runs on a quarter of the positions, about 2.4 M
+    multiply-adds a crop, four times fewer. Meant for the main file, which beside a kings
+    model says only empty, White or Black and gives the prototypes' features; measured,
+    not shipped: it read the renders as well but lost the real photos' tall men seen from
+    low (docs/models.md, "A coarse main file").
     """
 
     def __init__(self, *, views: bool = False, fine_convs: int = 1, stem_stride: int = 1) -> None:
