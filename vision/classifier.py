@@ -16,7 +16,7 @@ from vision.camera import crops_and_views
 from vision.locate import BoardLocation, Image
 from vision.rectify import CELL, CROP_PX, CameraModel, CropWindow
 
-if TYPE_CHECKING:  # the memory merges its heights as this module does
+if TYPE_CHECKING:  # vision.reading_memory imports widened_heights from here: a cycle at run time
     from vision.reading_memory import ReadingMemory
 
 
