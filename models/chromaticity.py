@@ -14,8 +14,12 @@ large as most of the top (the damas set's reach two thirds of the way to the edg
 pixels would pull the median to grey, so a king's hue is read from the pixels that are
 not pale (:data:`PALE_SATURATION`, :data:`PALE_LEVEL`): the rim of the top and its side.
 
-Written here rather than taken from a library: it is a per-set two-class Gaussian on a
-median statistic, a few lines of numpy.
+The same statistic also tells a piece from an empty square where the set's hues are not
+the board's (:class:`OccupancyGaussians`): a tall man seen from the side, whose top lies
+past the crop, still shows his colour on his cell.
+
+Written here rather than taken from a library: it is a per-set two- or three-class
+Gaussian on a median statistic, a few lines of numpy.
 """
 
 from __future__ import annotations
@@ -46,6 +50,11 @@ WASHED_SPREADS = 0.5
 vivid colour's mean to grey may be that colour washed out by a lamp's highlight: half
 the floor is 4 points, about how far one frame's pieces of a colour stray from their
 mean. (A whole spread took a purple king near grey for washed teal, on a webcam photo.)"""
+OCCUPANCY_CUE_LIMIT = 1.5
+"""Most log-odds the occupancy cue (:class:`OccupancyGaussians`) adds to a piece against
+an empty square: it settles squares the model leaves near even (the damas photos' tall
+men seen from the side, read 0.54-0.57 empty, whose crops show more of their side than
+of their top) and never overrules a sure empty reading (0.95 empty is 2.9 log-odds)."""
 GREY = np.array([100 / 3, 100 / 3])
 """The chromaticity of white light, and of any grey."""
 PALE_SATURATION = 0.3
@@ -157,6 +166,47 @@ class ColourGaussians:
 
 
 @dataclass(frozen=True)
+class OccupancyGaussians:
+    """Mean chromaticity (pale pixels kept) of a start frame's empty playable squares and
+    of each colour's men, and the spread about them: whether a square's piece area shows
+    the board or a piece.
+
+    A set of two hues on a grey board (the damas photos' purple and teal on black and
+    white) parts pieces from empty squares by it whatever the light; a white and a black
+    set on light and dark squares hardly does, and the spread keeps the cue weak there. It
+    speaks only for a piece: a dark piece in shadow, or on a square of its own colour,
+    looks like the board, while an empty square does not take a piece's hue (a highlight
+    greys it, which draws it away from a hued set's pieces; pixels past
+    :data:`GLARE_LEVEL` are left out)."""
+
+    means: np.ndarray
+    """(3, 2): empty, White's and Black's (r, g)."""
+    spread: np.ndarray
+    """(2,): of r and of g."""
+
+    @classmethod
+    def learn(cls, shares: np.ndarray, tops: np.ndarray) -> OccupancyGaussians:
+        """From a start frame's ``(N, 2)`` chromaticities (pale pixels kept) and labels."""
+        groups = [shares[tops == t] for t in (Top.EMPTY, Top.WHITE_MAN, Top.BLACK_MAN)]
+        with warnings.catch_warnings():  # a group all glare: NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
+            means = np.stack([np.nanmean(g, axis=0) for g in groups])
+            spread = np.nanstd(
+                np.concatenate([g - m for g, m in zip(groups, means, strict=True)]), axis=0
+            )
+        return cls(np.nan_to_num(means, nan=100 / 3), np.fmax(np.nan_to_num(spread), SPREAD_FLOOR))
+
+    def piece_log_odds(self, shares: np.ndarray) -> np.ndarray:
+        """``(N,)`` log-odds that each ``(N, 2)`` chromaticity is a piece's rather than an
+        empty square's, the nearer colour's, from 0 to :data:`OCCUPANCY_CUE_LIMIT` (0 for
+        NaN)."""
+        distance = (((shares[:, None, :] - self.means[None]) / self.spread) ** 2).sum(axis=2)
+        odds = 0.5 * (distance[:, 0] - np.minimum(distance[:, 1], distance[:, 2]))
+        out: np.ndarray = np.clip(np.nan_to_num(odds), 0.0, OCCUPANCY_CUE_LIMIT)
+        return out
+
+
+@dataclass(frozen=True)
 class PieceChromaticity:
     """The start frame's men's chromaticity, read without pale pixels (the kings' cue,
     which a crown sticker does not move) and, for the men's cue, whole or without pale
@@ -170,6 +220,8 @@ class PieceChromaticity:
     men are pale themselves. A set of two hues (the damas set's purple and teal) reads
     them better without: a light square's pale pixels beside a man seen from the side
     pull his median towards grey, which a teal man's lies nearer purple than teal."""
+    occupancy: OccupancyGaussians | None = None
+    """The start frame's empty squares and men, for :meth:`occupied`; None: no cue."""
 
     @classmethod
     def learn(cls, crops: np.ndarray, tops: np.ndarray, window: CropWindow) -> PieceChromaticity:
@@ -178,7 +230,20 @@ class PieceChromaticity:
             ColourGaussians.learn(shares, tops) for shares in both_chromaticities(crops, window)
         )
         men_pale = whole.separation >= vivid.separation
-        return cls(whole if men_pale else vivid, vivid, window, men_pale)
+        occupancy = OccupancyGaussians.learn(piece_chromaticity(crops, window), tops)
+        return cls(whole if men_pale else vivid, vivid, window, men_pale, occupancy)
+
+    def occupied(self, colour: np.ndarray, crops: np.ndarray) -> np.ndarray:
+        """``(N, 3)`` empty / White / Black with the empty share lowered by the occupancy
+        cue (:class:`OccupancyGaussians`) and the pieces' raised, White and Black in the
+        same proportion."""
+        if self.occupancy is None:
+            return colour
+        odds = self.occupancy.piece_log_odds(piece_chromaticity(crops, self.window))
+        out = colour.copy()
+        out[:, 0] *= np.exp(-odds)
+        out /= out.sum(axis=1, keepdims=True)
+        return out
 
     def white_log_odds(self, crops: np.ndarray, *, kings: bool = False) -> np.ndarray:
         """``(N,)`` log-odds that each crop's piece is White rather than Black, read as a
@@ -196,10 +261,10 @@ class PieceChromaticity:
     def resplit(self, colour: np.ndarray, crops: np.ndarray, men: np.ndarray) -> np.ndarray:
         """``(N, 3)`` empty / White / Black with the pieces' share split anew between
         White and Black by this cue times the given split; the empty share is kept (the
-        model reads occupancy well, and chromaticity says nothing about it). The cue
-        moves the split by at most :data:`CUE_LIMIT` log-odds: the men's cue times
-        ``men`` ``(N,)``, the chance that the piece is a man, and the kings' cue times the
-        rest."""
+        model reads occupancy well; the occupancy cue, :meth:`occupied`, has had its say
+        before). The cue moves the split by at most :data:`CUE_LIMIT` log-odds: the men's
+        cue times ``men`` ``(N,)``, the chance that the piece is a man, and the kings' cue
+        times the rest."""
         as_men, as_kings = (
             np.clip(odds, -CUE_LIMIT, CUE_LIMIT) for odds in self._both_log_odds(crops)
         )

@@ -169,7 +169,9 @@ class OnnxSquareClassifier:
     chromaticity: PieceChromaticity | None = None
     """The start frame's pieces' chromaticity, set by :meth:`adapted` (not in a column
     game): it splits a piece between White and Black again by a cue that shading does
-    not move (a king's without its crown sticker's pale pixels)."""
+    not move (a king's without its crown sticker's pale pixels), and first says, near
+    even, that a square showing a piece's hue is not empty (docs/models.md, "A piece's
+    hue on its cell")."""
     view_scale: float = 1.0
     """This set's man height in synth discs, set by :meth:`adapted`: the kings model reads
     view tangents in that unit, since to the camera taller men are the usual discs seen
@@ -334,6 +336,8 @@ class OnnxSquareClassifier:
         crowns = outputs.get("crown_logits")
         crowns = None if crowns is None else crowns[:, 0]
         colour = self._set_colour(features, tops)
+        if colour is not None and self.chromaticity is not None:
+            colour = self.chromaticity.occupied(colour, crops)
         empty = tops[:, Top.EMPTY] if colour is None else colour[:, 0]
         may_hold = empty < EMPTY_SURE
         if kings_reader is not None:
@@ -593,7 +597,7 @@ class OnnxSquareClassifier:
         read as men (no king stands on a start position). ``head_weight``: how much the
         trained head's colours count beside the prototypes (:data:`HEAD_COLOUR_WEIGHT`),
         swapped if the head reads most of this frame's White men as Black. Then the
-        pieces' colour is weighed once more by their hue
+        pieces' colour, and near even their occupancy, is weighed once more by their hue
         (:class:`models.chromaticity.PieceChromaticity`), but not in a column game
         (``towers``): a tower's side shows the colours under its top, and its kings'
         tops are striped. The kings model is the family's (:meth:`for_variant`), its unit

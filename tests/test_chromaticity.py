@@ -1,6 +1,6 @@
 """The hue cue that re-splits a piece between White and Black: shading does not move it,
 glare is left out, a king's crown sticker does not move it, and a set of two greys gets no
-say from it."""
+say from it; and the occupancy cue, which speaks only for a piece, only near even."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ import warnings
 import cv2
 import numpy as np
 
-from models.chromaticity import CUE_LIMIT, PieceChromaticity, _row_medians, piece_chromaticity
+from models.chromaticity import (
+    CUE_LIMIT,
+    OCCUPANCY_CUE_LIMIT,
+    PieceChromaticity,
+    _row_medians,
+    piece_chromaticity,
+)
 from rules.observation import Top
 from vision.rectify import CONTEXT, CROP_PX
 
@@ -154,3 +160,44 @@ def test_a_piece_areas_median_is_numpys_nanmedian_bit_for_bit() -> None:
         warnings.simplefilter("ignore", RuntimeWarning)
         expected = np.nanmedian(shares, axis=1)
     assert np.array_equal(_row_medians(shares), expected, equal_nan=True)
+
+
+def test_a_square_showing_a_pieces_hue_is_not_read_empty_on_a_near_tie() -> None:
+    """The damas photos' tall men seen from the side (WA0051 sq 4, WA0052 sq 0) read
+    0.54-0.57 empty: their tops lie past the crop, which shows their side. Their piece
+    area is purple or teal where an empty square's is the board's grey."""
+    cue = _start(PURPLE, TEAL)
+    crops = np.stack([_crop(PURPLE), _crop(TEAL, 0.5), _crop(PURPLE), _crop(None), _crop(None)])
+    colour = np.array(
+        [
+            [0.57, 0.40, 0.03],
+            [0.55, 0.05, 0.40],
+            [0.95, 0.04, 0.01],
+            [0.55, 0.4, 0.05],
+            [0.1, 0.45, 0.45],
+        ]
+    )
+    read = cue.occupied(colour, crops)
+    assert read[:2].argmax(axis=1).tolist() == [1, 2]  # the near ties go to the pieces
+    assert read[2].argmax() == 0  # a sure empty reading outvotes it
+    odds = np.log(read[:, 0] / read[:, 1:].sum(axis=1))
+    before = np.log(colour[:, 0] / colour[:, 1:].sum(axis=1))
+    assert np.all(before - odds <= OCCUPANCY_CUE_LIMIT + 1e-9)
+    np.testing.assert_allclose(read[3:], colour[3:])  # the board's grey: no word at all
+    np.testing.assert_allclose(read[:, 1] / read[:, 2], colour[:, 1] / colour[:, 2])
+    np.testing.assert_allclose(read.sum(axis=1), 1.0)
+
+
+def test_the_occupancy_cue_never_speaks_for_an_empty_square() -> None:
+    # A black man on a dark board looks like the board: the cue says nothing for empty,
+    # and a set of white and black men on a grey board gets little say for a piece.
+    cue = _start((235, 235, 235), (30, 30, 30))
+    assert cue.occupancy is not None
+    dark = np.stack([_crop((30, 30, 30), 0.3), _crop(None, 0.3)])
+    colour = np.array([[0.3, 0.1, 0.6], [0.6, 0.2, 0.2]])
+    read = cue.occupied(colour, dark)
+    assert np.all(read[:, 0] <= colour[:, 0] + 1e-12)
+    odds = cue.occupancy.piece_log_odds(
+        piece_chromaticity(np.stack([_crop((235, 235, 235))]), CONTEXT)
+    )
+    assert odds[0] < 0.5
