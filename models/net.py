@@ -52,25 +52,35 @@ class SquareNet(nn.Module):
     ``stem_stride`` 2 makes a coarse net: its first convolution samples every other
     pixel, so each later one runs on a quarter of the positions, about 2.4 M
     multiply-adds a crop, four times fewer. Meant for the main file, which beside a kings
-    model says only empty, White or Black and gives the prototypes' features; measured,
-    not shipped: it read the renders as well but lost the real photos' tall men seen from
-    low (docs/models.md, "A coarse main file").
+    model says only empty, White or Black and gives the prototypes' features. With the
+    usual 16 ``stem_channels`` it read the renders as well but lost the real photos' tall
+    men seen from low (docs/models.md, "A coarse main file"); with 32 (about 3.1 M) it
+    reads them as the full net does, the renders a little worse (measured, not shipped:
+    docs/models.md, "A wide coarse main file").
     """
 
-    def __init__(self, *, views: bool = False, fine_convs: int = 1, stem_stride: int = 1) -> None:
+    def __init__(
+        self,
+        *,
+        views: bool = False,
+        fine_convs: int = 1,
+        stem_stride: int = 1,
+        stem_channels: int = 16,
+    ) -> None:
         super().__init__()
         if fine_convs < 1:
             raise ValueError(f"fine_convs {fine_convs}: the net needs at least one convolution")
         self.views = views
         self.fine_convs = fine_convs
         self.stem_stride = stem_stride
+        self.stem_channels = stem_channels
         # One conv at full resolution (it dominates the cost), two at each smaller scale:
         # about 9 M multiply-adds per 48x48 crop, 50 crops in a few ms on one core. Each
         # more at full resolution (``fine_convs``) adds 5 M, to measure a side band of
         # 1-3 pixels per disc before the first pooling (kings model run 6, docs/models.md).
         self.body = nn.Sequential(
-            _block(4 if views else 3, 16, convs=fine_convs, stride=stem_stride),
-            _block(16, 24, convs=2),
+            _block(4 if views else 3, stem_channels, convs=fine_convs, stride=stem_stride),
+            _block(stem_channels, 24, convs=2),
             # both end on a 6x6 map: the coarse net's last block already runs at 6x6
             _block(24, 40, convs=2, pool=stem_stride == 1),
         )
@@ -105,7 +115,7 @@ class SquareNet(nn.Module):
 def with_views(net: SquareNet) -> SquareNet:
     """A :class:`SquareNet` with the ``views`` input that reads exactly as ``net`` does
     until trained: the tangent's new weights start at zero."""
-    out = SquareNet(views=True, stem_stride=net.stem_stride)
+    out = SquareNet(views=True, stem_stride=net.stem_stride, stem_channels=net.stem_channels)
     state = net.state_dict()
     for name, value in out.state_dict().items():
         old = state[name]
@@ -133,7 +143,12 @@ def deepened(
     old = net.fine_convs
     if fine_convs <= old:
         return net
-    out = SquareNet(views=net.views, fine_convs=fine_convs, stem_stride=net.stem_stride)
+    out = SquareNet(
+        views=net.views,
+        fine_convs=fine_convs,
+        stem_stride=net.stem_stride,
+        stem_channels=net.stem_channels,
+    )
     out.load_state_dict(net.state_dict(), strict=False)  # the added layers' keys are new
     out.eval()  # the old layers' running statistics give the added ones their input
     block = out.body[0]

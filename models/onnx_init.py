@@ -56,7 +56,11 @@ def net_from_onnx(
     reads_views = any(i.name == "views" for i in model.graph.input)
     if reads_views and sample_views is None:
         raise ValueError(f"{path} reads view tangents: give the sample crops' views")
-    net = SquareNet(views=reads_views, stem_stride=_stride(convs[0]) if convs else 1)
+    net = SquareNet(
+        views=reads_views,
+        stem_stride=_stride(convs[0]) if convs else 1,
+        stem_channels=int(values[convs[0].input[1]].shape[0]) if convs else 16,
+    )
     pairs = conv_norm_pairs(net)
     if len(pairs) != len(convs):
         raise ValueError(f"{path}: {len(convs)} convolutions, SquareNet has {len(pairs)}")

@@ -109,6 +109,9 @@ class TrainConfig:
     stem_stride: int = 1
     """The first convolution's stride (:class:`models.net.SquareNet`): 2 for the coarse
     net of a main file read beside a kings model, a quarter of the cost."""
+    stem_channels: int = 16
+    """The first convolution's channels (:class:`models.net.SquareNet`): 32 for the wide
+    coarse main file (measured, not shipped)."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -143,6 +146,7 @@ def initial_net(
     views: bool = False,
     fine_convs: int = 1,
     stem_stride: int = 1,
+    stem_channels: int = 16,
 ) -> SquareNet:
     """A fresh net (``fine_convs`` at full resolution), or one with the weights of a
     checkpoint or a shipped ONNX file; with ``views``, one that reads view tangents, and
@@ -150,7 +154,9 @@ def initial_net(
     the weights it is given read: :func:`models.net.with_views`,
     :func:`models.net.deepened`)."""
     if init is None:
-        return SquareNet(views=views, fine_convs=fine_convs, stem_stride=stem_stride)
+        return SquareNet(
+            views=views, fine_convs=fine_convs, stem_stride=stem_stride, stem_channels=stem_channels
+        )
     sample = data.subset(slice(None, None, max(len(data) // 512, 1)))  # a few hundred crops
     if init.suffix == ".onnx":
         from models.onnx_init import net_from_onnx
@@ -162,6 +168,7 @@ def initial_net(
             views=state["body.0.0.weight"].shape[1] == 4,
             fine_convs=fine_conv_count(state),
             stem_stride=stem_stride,  # a stride leaves no trace in the weights
+            stem_channels=state["body.0.0.weight"].shape[0],
         )
         net.load_state_dict(state)
     if views and not net.views:
@@ -191,7 +198,14 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     rng = np.random.default_rng(config.seed + 1)
     if config.views and data.views is None:
         raise ValueError("--views needs sets with view tangents (synth renders)")
-    net = initial_net(config.init, data, config.views, config.fine_convs, config.stem_stride)
+    net = initial_net(
+        config.init,
+        data,
+        config.views,
+        config.fine_convs,
+        config.stem_stride,
+        config.stem_channels,
+    )
     teacher = None if config.distil is None else Teacher.load(config.distil)
     weights = sample_weights(data, config.tower_weight, config.piece_weight)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
@@ -367,6 +381,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "views": config.views,
                 "fine_convs": net.fine_convs,
                 "stem_stride": net.stem_stride,
+                "stem_channels": net.stem_channels,
                 "distil": None
                 if config.distil is None
                 else {
@@ -454,6 +469,10 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         "--stem-stride", type=int, choices=(1, 2), default=defaults.stem_stride,
         help="the first convolution's stride: 2 for a coarse main file, a quarter of the cost",
     )  # fmt: skip
+    parser.add_argument(
+        "--stem-channels", type=int, default=defaults.stem_channels,
+        help="the first convolution's channels (32: the wide coarse main file)",
+    )  # fmt: skip
     ns = parser.parse_args(argv)
     return TrainConfig(
         source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
@@ -464,6 +483,7 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         piece_weight=ns.piece_weight, nadir_parts=ns.nadir_parts, distil=ns.distil,
         distil_weight=ns.distil_weight, distil_features=ns.distil_features, views=ns.views,
         fine_convs=ns.fine_convs, family=ns.family, stem_stride=ns.stem_stride,
+        stem_channels=ns.stem_channels,
     )  # fmt: skip
 
 

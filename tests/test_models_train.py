@@ -333,9 +333,10 @@ def test_a_coarse_net_samples_every_other_pixel_and_seeds_a_net_like_it(tmp_path
     out = tmp_path / "coarse.onnx"
     main(["--source", "procedural", "--train-count", "512", "--test-count", "200",
           "--seed", "3", "--minutes", "0.05", "--threads", "1", "--stem-stride", "2",
-          "--out", str(out), "--cache", str(tmp_path / "cache")])  # fmt: skip
+          "--stem-channels", "32", "--out", str(out),
+          "--cache", str(tmp_path / "cache")])  # fmt: skip
     card = json.loads(card_path(out).read_text())
-    assert card["training"]["stem_stride"] == 2
+    assert card["training"]["stem_stride"] == 2 and card["training"]["stem_channels"] == 32
     convs = [n for n in onnx.load(str(out)).graph.node if n.op_type == "Conv"]
     strides = [next(list(a.ints) for a in n.attribute if a.name == "strides") for n in convs]
     assert strides == [[2, 2]] + [[1, 1]] * 4
@@ -350,7 +351,7 @@ def test_a_coarse_net_samples_every_other_pixel_and_seeds_a_net_like_it(tmp_path
     # a file of the coarse net seeds a coarse net, which reads as the file does
     crops, _, _ = procedural_set(300, seed=5)
     net = net_from_onnx(out, crops[:200])
-    assert net.stem_stride == 2
+    assert net.stem_stride == 2 and net.stem_channels == 32
     with torch.no_grad():
         tops, _, _ = net(torch.from_numpy(to_input(crops[200:])))
     read = replace(OnnxSquareClassifier.load(out), kings=None).run(crops[200:])
