@@ -226,20 +226,25 @@ class PieceChromaticity:
     @classmethod
     def learn(cls, crops: np.ndarray, tops: np.ndarray, window: CropWindow) -> PieceChromaticity:
         """From a start frame's crops and their labels (both colours' men on it)."""
-        whole, vivid = (
-            ColourGaussians.learn(shares, tops) for shares in both_chromaticities(crops, window)
-        )
+        shares = both_chromaticities(crops, window)
+        whole, vivid = (ColourGaussians.learn(s, tops) for s in shares)
         men_pale = whole.separation >= vivid.separation
-        occupancy = OccupancyGaussians.learn(piece_chromaticity(crops, window), tops)
+        occupancy = OccupancyGaussians.learn(shares[0], tops)
         return cls(whole if men_pale else vivid, vivid, window, men_pale, occupancy)
 
-    def occupied(self, colour: np.ndarray, crops: np.ndarray) -> np.ndarray:
+    def shares(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The crops' piece areas' chromaticities, with pale pixels and without
+        (:func:`both_chromaticities`): what :meth:`occupied` and :meth:`resplit` read, the
+        pixels read once for both."""
+        return both_chromaticities(crops, self.window)
+
+    def occupied(self, colour: np.ndarray, shares: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """``(N, 3)`` empty / White / Black with the empty share lowered by the occupancy
-        cue (:class:`OccupancyGaussians`) and the pieces' raised, White and Black in the
-        same proportion."""
+        cue (:class:`OccupancyGaussians`) on the crops' :meth:`shares`, and the pieces'
+        raised, White and Black in the same proportion."""
         if self.occupancy is None:
             return colour
-        odds = self.occupancy.piece_log_odds(piece_chromaticity(crops, self.window))
+        odds = self.occupancy.piece_log_odds(shares[0])
         out = colour.copy()
         out[:, 0] *= np.exp(-odds)
         out /= out.sum(axis=1, keepdims=True)
@@ -249,24 +254,28 @@ class PieceChromaticity:
         """``(N,)`` log-odds that each crop's piece is White rather than Black, read as a
         man's or (``kings``) as a king's; meaningful only where a piece stands; 0 where
         the crop is all glare (or, with pale pixels left out, all pale)."""
-        as_men, as_kings = self._both_log_odds(crops)
+        as_men, as_kings = self._both_log_odds(self.shares(crops))
         return as_kings if kings else as_men
 
-    def _both_log_odds(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`white_log_odds` as a man's and as a king's, the pixels read once."""
-        whole, vivid = both_chromaticities(crops, self.window)
+    def _both_log_odds(
+        self, shares: tuple[np.ndarray, np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`white_log_odds` as a man's and as a king's, from the crops' :meth:`shares`."""
+        whole, vivid = shares
         as_men = self.men.white_log_odds(whole if self.men_pale else vivid)
         return as_men, self.kings.white_log_odds(vivid)
 
-    def resplit(self, colour: np.ndarray, crops: np.ndarray, men: np.ndarray) -> np.ndarray:
+    def resplit(
+        self, colour: np.ndarray, shares: tuple[np.ndarray, np.ndarray], men: np.ndarray
+    ) -> np.ndarray:
         """``(N, 3)`` empty / White / Black with the pieces' share split anew between
-        White and Black by this cue times the given split; the empty share is kept (the
-        model reads occupancy well; the occupancy cue, :meth:`occupied`, has had its say
-        before). The cue moves the split by at most :data:`CUE_LIMIT` log-odds: the men's
-        cue times ``men`` ``(N,)``, the chance that the piece is a man, and the kings' cue
-        times the rest."""
+        White and Black by this cue on the crops' :meth:`shares` times the given split;
+        the empty share is kept (the model reads occupancy well; the occupancy cue,
+        :meth:`occupied`, has had its say before). The cue moves the split by at most
+        :data:`CUE_LIMIT` log-odds: the men's cue times ``men`` ``(N,)``, the chance that
+        the piece is a man, and the kings' cue times the rest."""
         as_men, as_kings = (
-            np.clip(odds, -CUE_LIMIT, CUE_LIMIT) for odds in self._both_log_odds(crops)
+            np.clip(odds, -CUE_LIMIT, CUE_LIMIT) for odds in self._both_log_odds(shares)
         )
         odds = men * as_men + (1 - men) * as_kings
         white = colour[:, 1] * np.exp(odds / 2)

@@ -336,8 +336,10 @@ class OnnxSquareClassifier:
         crowns = outputs.get("crown_logits")
         crowns = None if crowns is None else crowns[:, 0]
         colour = self._set_colour(features, tops)
+        shares = None
         if colour is not None and self.chromaticity is not None:
-            colour = self.chromaticity.occupied(colour, crops)
+            shares = self.chromaticity.shares(crops)  # read once, for both cues
+            colour = self.chromaticity.occupied(colour, shares)
         empty = tops[:, Top.EMPTY] if colour is None else colour[:, 0]
         may_hold = empty < EMPTY_SURE
         if kings_reader is not None:
@@ -348,9 +350,9 @@ class OnnxSquareClassifier:
         if colour is not None:
             crowned = self._crown_odds(crowns, views) + self._height_king_odds(heights, may_hold)
             crowned = crowned + self._band_king_odds(views, strips, self._tippable(tops, crowned))
-            if self.chromaticity is not None:
+            if self.chromaticity is not None and shares is not None:
                 men = _man_share(_split_kings(colour, tops, self.king_bias, crowned))
-                colour = self.chromaticity.resplit(colour, crops, men)
+                colour = self.chromaticity.resplit(colour, shares, men)
             tops = _split_kings(colour, tops, self.king_bias, crowned)
         return SquarePrediction(tops, heights, features, crowns)
 

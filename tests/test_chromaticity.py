@@ -70,7 +70,7 @@ def test_the_cue_settles_only_what_the_model_leaves_open() -> None:
     cue = _start(PURPLE, TEAL)
     crops = np.stack([_crop(PURPLE, 0.4), _crop(PURPLE, 0.4), _crop(None)])
     colour = np.array([[0.02, 0.47, 0.51], [0.0, 0.001, 0.999], [0.9, 0.05, 0.05]])
-    split = cue.resplit(colour, crops, np.ones(3))
+    split = cue.resplit(colour, cue.shares(crops), np.ones(3))
     assert split[0].argmax() == 1  # a near tie goes to the hue
     assert split[1].argmax() == 2  # a sure reading outvotes it
     assert split[1, 1] / split[1, 2] <= np.exp(CUE_LIMIT) * 0.001 / 0.999 * 1.0001
@@ -87,8 +87,8 @@ def test_a_crown_sticker_does_not_move_a_kings_hue() -> None:
     assert cue.white_log_odds(kings)[1] >= 0.0
     # So a king (men share 0) takes the kings' cue, a man the men's.
     colour = np.array([[0.0, 0.5, 0.5], [0.0, 0.5, 0.5]])
-    assert cue.resplit(colour, kings, np.zeros(2)).argmax(axis=1).tolist() == [1, 2]
-    assert cue.resplit(colour, kings, np.ones(2))[1, 2] <= 0.5
+    assert cue.resplit(colour, cue.shares(kings), np.zeros(2)).argmax(axis=1).tolist() == [1, 2]
+    assert cue.resplit(colour, cue.shares(kings), np.ones(2))[1, 2] <= 0.5
 
 
 def test_a_set_of_two_greys_gets_little_say() -> None:
@@ -177,7 +177,7 @@ def test_a_square_showing_a_pieces_hue_is_not_read_empty_on_a_near_tie() -> None
             [0.1, 0.45, 0.45],
         ]
     )
-    read = cue.occupied(colour, crops)
+    read = cue.occupied(colour, cue.shares(crops))
     assert read[:2].argmax(axis=1).tolist() == [1, 2]  # the near ties go to the pieces
     assert read[2].argmax() == 0  # a sure empty reading outvotes it
     odds = np.log(read[:, 0] / read[:, 1:].sum(axis=1))
@@ -195,7 +195,7 @@ def test_the_occupancy_cue_never_speaks_for_an_empty_square() -> None:
     assert cue.occupancy is not None
     dark = np.stack([_crop((30, 30, 30), 0.3), _crop(None, 0.3)])
     colour = np.array([[0.3, 0.1, 0.6], [0.6, 0.2, 0.2]])
-    read = cue.occupied(colour, dark)
+    read = cue.occupied(colour, cue.shares(dark))
     assert np.all(read[:, 0] <= colour[:, 0] + 1e-12)
     odds = cue.occupancy.piece_log_odds(
         piece_chromaticity(np.stack([_crop((235, 235, 235))]), CONTEXT)
