@@ -111,7 +111,7 @@ class TrainConfig:
     net of a main file read beside a kings model, a quarter of the cost."""
     stem_channels: int = 16
     """The first convolution's channels (:class:`models.net.SquareNet`): 32 for the wide
-    coarse main file (measured, not shipped)."""
+    coarse main file, the shipped one."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
