@@ -40,14 +40,21 @@ def _stride(conv: onnx.NodeProto) -> int:
 
 
 def net_from_onnx(
-    path: Path, sample_crops: np.ndarray, sample_views: np.ndarray | None = None
+    path: Path,
+    sample_crops: np.ndarray,
+    sample_views: np.ndarray | None = None,
+    *,
+    stem_stride: int | None = None,
 ) -> SquareNet:
     """A :class:`SquareNet` that reads as the ONNX file at ``path`` does.
 
     ``sample_crops``: ``(N, H, W, 3)`` uint8 crops (a few hundred) for the BatchNorm
     statistics, with their view tangents ``sample_views (N,)`` where the file reads them
     (a kings model). Outputs the net does not have (a crown probe's) are left behind.
-    Raises ``ValueError`` when the file's layers do not match the net.
+    ``stem_stride`` re-strides the first convolution (None: the file's), so that a fine
+    file seeds a coarse net; each BatchNorm's statistics are then those at the new
+    stride, and the net reads near the file, not as it. Raises ``ValueError`` when the
+    file's layers do not match the net.
     """
     model = onnx.load(str(path))
     values = float_tensors(model)
@@ -58,7 +65,7 @@ def net_from_onnx(
         raise ValueError(f"{path} reads view tangents: give the sample crops' views")
     net = SquareNet(
         views=reads_views,
-        stem_stride=_stride(convs[0]) if convs else 1,
+        stem_stride=stem_stride or (_stride(convs[0]) if convs else 1),
         stem_channels=int(values[convs[0].input[1]].shape[0]) if convs else 16,
     )
     pairs = conv_norm_pairs(net)

@@ -106,9 +106,11 @@ class TrainConfig:
     fine_convs: int = 1
     """Convolutions at full resolution (:class:`models.net.SquareNet`); more than ``init``
     has are added as identities (:func:`models.net.deepened`)."""
-    stem_stride: int = 1
+    stem_stride: int | None = None
     """The first convolution's stride (:class:`models.net.SquareNet`): 2 for the coarse
-    net of a main file read beside a kings model, a quarter of the cost."""
+    net of a main file read beside a kings model, a quarter of the cost. None: an
+    ``init`` ``.onnx`` file's stride, else 1 (a checkpoint keeps no trace of it); given,
+    it re-strides that file's net."""
     stem_channels: int = 16
     """The first convolution's channels (:class:`models.net.SquareNet`): 32 for the wide
     coarse main file, the shipped one."""
@@ -145,7 +147,7 @@ def initial_net(
     data: SquareSet,
     views: bool = False,
     fine_convs: int = 1,
-    stem_stride: int = 1,
+    stem_stride: int | None = None,
     stem_channels: int = 16,
 ) -> SquareNet:
     """A fresh net (``fine_convs`` at full resolution), or one with the weights of a
@@ -155,19 +157,22 @@ def initial_net(
     :func:`models.net.deepened`)."""
     if init is None:
         return SquareNet(
-            views=views, fine_convs=fine_convs, stem_stride=stem_stride, stem_channels=stem_channels
+            views=views,
+            fine_convs=fine_convs,
+            stem_stride=stem_stride or 1,
+            stem_channels=stem_channels,
         )
     sample = data.subset(slice(None, None, max(len(data) // 512, 1)))  # a few hundred crops
     if init.suffix == ".onnx":
         from models.onnx_init import net_from_onnx
 
-        net = net_from_onnx(init, sample.crops, sample.views)
+        net = net_from_onnx(init, sample.crops, sample.views, stem_stride=stem_stride)
     else:
         state = torch.load(init, weights_only=True)
         net = SquareNet(
             views=state["body.0.0.weight"].shape[1] == 4,
             fine_convs=fine_conv_count(state),
-            stem_stride=stem_stride,  # a stride leaves no trace in the weights
+            stem_stride=stem_stride or 1,  # a stride leaves no trace in the weights
             stem_channels=state["body.0.0.weight"].shape[0],
         )
         net.load_state_dict(state)
@@ -467,7 +472,8 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
     )  # fmt: skip
     parser.add_argument(
         "--stem-stride", type=int, choices=(1, 2), default=defaults.stem_stride,
-        help="the first convolution's stride: 2 for a coarse main file, a quarter of the cost",
+        help="the first convolution's stride: 2 for a coarse main file, a quarter of the cost"
+        " (default: an --init .onnx file's, else 1)",
     )  # fmt: skip
     parser.add_argument(
         "--stem-channels", type=int, default=defaults.stem_channels,

@@ -356,3 +356,9 @@ def test_a_coarse_net_samples_every_other_pixel_and_seeds_a_net_like_it(tmp_path
         tops, _, _ = net(torch.from_numpy(to_input(crops[200:])))
     read = replace(OnnxSquareClassifier.load(out), kings=None).run(crops[200:])
     assert (tops.argmax(1).numpy() == read.tops.argmax(1)).mean() >= 0.95
+    # asked for, another stride: the file's weights seed a net at full resolution
+    fine = net_from_onnx(out, crops[:200], stem_stride=1).eval()
+    assert fine.stem_stride == 1 and fine.stem_channels == 32
+    with torch.no_grad():
+        assert fine.body[0](x).shape[2:] == (24, 24)
+        assert torch.equal(fine.body[0][0].weight, net.body[0][0].weight)
