@@ -55,7 +55,7 @@ class SquareNet(nn.Module):
     model says only empty, White or Black and gives the prototypes' features. With the
     usual 16 ``stem_channels`` it read the renders as well but lost the real photos' tall
     men seen from low (docs/models.md, "A coarse main file"); with 32 (about 3.1 M) it
-    reads them as the full net does, the renders a little worse, for 30% of a board's
+    reads them as the full net does, the renders a little worse, and takes 30% off a board's
     cost here: the shipped main file since session 41 (docs/models.md, "The wide coarse
     main file, shipped").
     """
