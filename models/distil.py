@@ -7,7 +7,9 @@ augmented batch, pins two things the student must keep:
 
 - its colour distribution, empty / White piece / Black piece (man and king summed), so
   the student may move mass between man and king but not between colours;
-- its 64 features by cosine, the space the per-set start-frame prototypes are compared in.
+- its 64 features by cosine, the space the per-set start-frame prototypes are compared in;
+- where the student does the teacher's whole job (a cheaper kings model taught by the
+  shipped one), its whole readings: the top and the height distributions.
 
 Needs torch (the optional ``train`` extra), as :mod:`models.train` does.
 """
@@ -42,9 +44,11 @@ def colour_log_probs(top_logits: torch.Tensor) -> torch.Tensor:
 
 @dataclass(frozen=True)
 class TeacherReading:
-    """The teacher's raw outputs on one batch: ``top_logits (N, 5)``, ``features (N, 64)``."""
+    """The teacher's raw outputs on one batch: ``top_logits (N, 5)``, ``height_logits
+    (N, 9)``, ``features (N, 64)``."""
 
     top_logits: torch.Tensor
+    height_logits: torch.Tensor
     features: torch.Tensor
 
 
@@ -59,10 +63,12 @@ class Teacher:
         """:raises models.classifier.ModelFileError: the file or its card is unreadable."""
         return cls(OnnxSquareClassifier.load(path))
 
-    def read(self, x: np.ndarray) -> TeacherReading:
-        """``x``: the net's input ``(N, 3, H, W)`` float32 (``models.classifier.to_input``).
+    def read(self, x: np.ndarray, views: np.ndarray | None = None) -> TeacherReading:
+        """``x``: the net's input ``(N, 3, H, W)`` float32 (``models.classifier.to_input``);
+        ``views (N, 1)`` float32, the view tangents, for a teacher that reads them.
 
-        :raises ValueError: the input is not of the teacher's crop size.
+        :raises ValueError: the input is not of the teacher's crop size, or the teacher
+            reads view tangents and none are given.
         """
         expected = (3, *self.classifier.crop_size)
         if x.ndim != 4 or x.shape[1:] != expected:
@@ -70,8 +76,17 @@ class Teacher:
                 f"input of shape {x.shape} given; teacher {self.classifier.path.name} expects "
                 f"(N, {', '.join(map(str, expected))})"
             )
-        top_logits, _, features = self.classifier.session.run(None, {"crops": x})
-        return TeacherReading(torch.from_numpy(top_logits), torch.from_numpy(features))
+        feeds = {"crops": x}
+        if self.classifier.reads_views:
+            if views is None:
+                raise ValueError(
+                    f"teacher {self.classifier.path.name} reads view tangents: give views"
+                )
+            feeds["views"] = views
+        top_logits, height_logits, features = self.classifier.session.run(
+            ["top_logits", "height_logits", "features"], feeds
+        )
+        return TeacherReading(*(torch.from_numpy(a) for a in (top_logits, height_logits, features)))
 
 
 def distillation_loss(
@@ -81,11 +96,29 @@ def distillation_loss(
     *,
     colour_weight: float,
     feature_weight: float,
+    reading_weight: float = 0.0,
+    student_height_logits: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """``colour_weight`` x KL(teacher colour || student colour), mean over the batch,
-    plus ``feature_weight`` x mean (1 - cosine) of student and teacher features.
-    Zero when the student reads as the teacher does, positive otherwise."""
+    plus ``feature_weight`` x mean (1 - cosine) of student and teacher features, plus
+    ``reading_weight`` x the KL of the whole top distribution and of the height one
+    (``student_height_logits`` needed then). Zero when the student reads as the teacher
+    does, positive otherwise."""
     loss = student_top_logits.new_zeros(())
+    if reading_weight > 0:
+        if student_height_logits is None:
+            raise ValueError("distilling the readings needs the student's height logits")
+        for student, target in (
+            (student_top_logits, teacher.top_logits),
+            (student_height_logits, teacher.height_logits),
+        ):
+            kl = F.kl_div(
+                F.log_softmax(student, dim=1),
+                F.log_softmax(target, dim=1),
+                log_target=True,
+                reduction="batchmean",
+            )
+            loss = loss + reading_weight * kl
     if colour_weight > 0:
         target = colour_log_probs(teacher.top_logits)
         kl = F.kl_div(

@@ -67,6 +67,7 @@ class SquareNet(nn.Module):
         fine_convs: int = 1,
         stem_stride: int = 1,
         stem_channels: int = 16,
+        second_stride: int = 1,
     ) -> None:
         super().__init__()
         if fine_convs < 1:
@@ -75,15 +76,16 @@ class SquareNet(nn.Module):
         self.fine_convs = fine_convs
         self.stem_stride = stem_stride
         self.stem_channels = stem_channels
+        self.second_stride = second_stride
         # One conv at full resolution (it dominates the cost), two at each smaller scale:
         # about 9 M multiply-adds per 48x48 crop, 50 crops in a few ms on one core. Each
         # more at full resolution (``fine_convs``) adds 5 M, to measure a side band of
         # 1-3 pixels per disc before the first pooling (kings model run 6, docs/models.md).
         self.body = nn.Sequential(
             _block(4 if views else 3, stem_channels, convs=fine_convs, stride=stem_stride),
-            _block(stem_channels, 24, convs=2),
-            # both end on a 6x6 map: the coarse net's last block already runs at 6x6
-            _block(24, 40, convs=2, pool=stem_stride == 1),
+            _block(stem_channels, 24, convs=2, stride=second_stride),
+            # every net ends on a 6x6 map: a strided one's last block already runs at 6x6
+            _block(24, 40, convs=2, pool=stem_stride * second_stride == 1),
         )
         self.embed = nn.Sequential(
             nn.AdaptiveAvgPool2d(2),
@@ -116,7 +118,7 @@ class SquareNet(nn.Module):
 def with_views(net: SquareNet) -> SquareNet:
     """A :class:`SquareNet` with the ``views`` input that reads exactly as ``net`` does
     until trained: the tangent's new weights start at zero."""
-    out = SquareNet(views=True, stem_stride=net.stem_stride, stem_channels=net.stem_channels)
+    out = SquareNet(views=True, **shape(net))
     state = net.state_dict()
     for name, value in out.state_dict().items():
         old = state[name]
@@ -126,6 +128,18 @@ def with_views(net: SquareNet) -> SquareNet:
             old = widened
         value.copy_(old)
     return out
+
+
+def shape(net: SquareNet, **changes: int) -> dict[str, int]:
+    """``net``'s layout as :class:`SquareNet` keyword arguments (strides, widths, fine
+    convolutions), with ``changes``: a copy of the net with one thing changed."""
+    layout = {
+        "fine_convs": net.fine_convs,
+        "stem_stride": net.stem_stride,
+        "stem_channels": net.stem_channels,
+        "second_stride": net.second_stride,
+    }
+    return layout | changes
 
 
 def fine_conv_count(state: dict[str, torch.Tensor]) -> int:
@@ -144,12 +158,7 @@ def deepened(
     old = net.fine_convs
     if fine_convs <= old:
         return net
-    out = SquareNet(
-        views=net.views,
-        fine_convs=fine_convs,
-        stem_stride=net.stem_stride,
-        stem_channels=net.stem_channels,
-    )
+    out = SquareNet(views=net.views, **shape(net, fine_convs=fine_convs))
     out.load_state_dict(net.state_dict(), strict=False)  # the added layers' keys are new
     out.eval()  # the old layers' running statistics give the added ones their input
     block = out.body[0]

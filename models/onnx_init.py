@@ -45,6 +45,7 @@ def net_from_onnx(
     sample_views: np.ndarray | None = None,
     *,
     stem_stride: int | None = None,
+    second_stride: int | None = None,
 ) -> SquareNet:
     """A :class:`SquareNet` that reads as the ONNX file at ``path`` does.
 
@@ -53,7 +54,8 @@ def net_from_onnx(
     (a kings model). Outputs the net does not have (a crown probe's) are left behind.
     ``stem_stride`` re-strides the first convolution (None: the file's), so that a fine
     file seeds a coarse net; each BatchNorm's statistics are then those at the new
-    stride, and the net reads near the file, not as it. Raises ``ValueError`` when the
+    stride, and the net reads near the file, not as it; ``second_stride`` likewise the
+    second block's first convolution (:class:`SquareNet`). Raises ``ValueError`` when the
     file's layers do not match the net.
     """
     model = onnx.load(str(path))
@@ -63,10 +65,14 @@ def net_from_onnx(
     reads_views = any(i.name == "views" for i in model.graph.input)
     if reads_views and sample_views is None:
         raise ValueError(f"{path} reads view tangents: give the sample crops' views")
+    if not convs:
+        raise ValueError(f"{path}: no convolutions, not a SquareNet")
+    # the stem is one convolution (fine_convs 1), so the second block starts at convs[1]
     net = SquareNet(
         views=reads_views,
-        stem_stride=stem_stride or (_stride(convs[0]) if convs else 1),
-        stem_channels=int(values[convs[0].input[1]].shape[0]) if convs else 16,
+        stem_stride=stem_stride or _stride(convs[0]),
+        stem_channels=int(values[convs[0].input[1]].shape[0]),
+        second_stride=second_stride or (_stride(convs[1]) if len(convs) > 1 else 1),
     )
     pairs = conv_norm_pairs(net)
     if len(pairs) != len(convs):

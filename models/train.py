@@ -100,6 +100,9 @@ class TrainConfig:
     """Weight of KL(teacher || student) over empty / White / Black, with ``distil``."""
     distil_features: float = 0.0
     """Weight of the features' cosine distance to the teacher's, with ``distil``."""
+    distil_readings: float = 0.0
+    """Weight of KL(teacher || student) over the whole top and height distributions, with
+    ``distil``: for a student that does the teacher's job (a cheaper kings model)."""
     views: bool = False
     """Train a net that reads each cell's view tangent beside its crop
     (:class:`models.net.SquareNet` ``views``): a kings model, for a card's ``kings_model``."""
@@ -114,6 +117,10 @@ class TrainConfig:
     stem_channels: int = 16
     """The first convolution's channels (:class:`models.net.SquareNet`): 32 for the wide
     coarse main file, the shipped one."""
+    second_stride: int | None = None
+    """The second block's first convolution's stride (:class:`models.net.SquareNet`): 2
+    for a kings model that keeps its first convolution at full resolution. None: as
+    ``stem_stride``, an ``init`` ``.onnx`` file's, else 1."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -149,6 +156,7 @@ def initial_net(
     fine_convs: int = 1,
     stem_stride: int | None = None,
     stem_channels: int = 16,
+    second_stride: int | None = None,
 ) -> SquareNet:
     """A fresh net (``fine_convs`` at full resolution), or one with the weights of a
     checkpoint or a shipped ONNX file; with ``views``, one that reads view tangents, and
@@ -161,12 +169,19 @@ def initial_net(
             fine_convs=fine_convs,
             stem_stride=stem_stride or 1,
             stem_channels=stem_channels,
+            second_stride=second_stride or 1,
         )
     sample = data.subset(slice(None, None, max(len(data) // 512, 1)))  # a few hundred crops
     if init.suffix == ".onnx":
         from models.onnx_init import net_from_onnx
 
-        net = net_from_onnx(init, sample.crops, sample.views, stem_stride=stem_stride)
+        net = net_from_onnx(
+            init,
+            sample.crops,
+            sample.views,
+            stem_stride=stem_stride,
+            second_stride=second_stride,
+        )
     else:
         state = torch.load(init, weights_only=True)
         net = SquareNet(
@@ -174,6 +189,7 @@ def initial_net(
             fine_convs=fine_conv_count(state),
             stem_stride=stem_stride or 1,  # a stride leaves no trace in the weights
             stem_channels=state["body.0.0.weight"].shape[0],
+            second_stride=second_stride or 1,
         )
         net.load_state_dict(state)
     if views and not net.views:
@@ -210,6 +226,7 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
         config.fine_convs,
         config.stem_stride,
         config.stem_channels,
+        config.second_stride,
     )
     teacher = None if config.distil is None else Teacher.load(config.distil)
     weights = sample_weights(data, config.tower_weight, config.piece_weight)
@@ -258,9 +275,11 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
                 distil = distillation_loss(
                     top_logits,
                     features,
-                    teacher.read(x_np),
+                    teacher.read(x_np, None if views is None else views.numpy()),
                     colour_weight=config.distil_weight,
                     feature_weight=config.distil_features,
+                    reading_weight=config.distil_readings,
+                    student_height_logits=height_logits,
                 )
                 loss = loss + distil
                 distil_value = float(distil.detach())
@@ -387,12 +406,14 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "fine_convs": net.fine_convs,
                 "stem_stride": net.stem_stride,
                 "stem_channels": net.stem_channels,
+                "second_stride": net.second_stride,
                 "distil": None
                 if config.distil is None
                 else {
                     "teacher": str(config.distil),
                     "colour_weight": config.distil_weight,
                     "feature_weight": config.distil_features,
+                    "reading_weight": config.distil_readings,
                 },
                 "data_seconds": round(data_s, 1),
             },
@@ -467,6 +488,10 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         help="weight of the features' cosine distance to the teacher's, with --distil",
     )  # fmt: skip
     parser.add_argument(
+        "--distil-readings", type=float, default=defaults.distil_readings,
+        help="weight of the teacher's whole top and height distributions (KL), with --distil",
+    )  # fmt: skip
+    parser.add_argument(
         "--fine-convs", type=int, default=defaults.fine_convs,
         help="convolutions at full resolution (more than --init has start as identities)",
     )  # fmt: skip
@@ -479,6 +504,11 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         "--stem-channels", type=int, default=defaults.stem_channels,
         help="the first convolution's channels (32: the wide coarse main file)",
     )  # fmt: skip
+    parser.add_argument(
+        "--second-stride", type=int, choices=(1, 2), default=defaults.second_stride,
+        help="the second block's first convolution's stride: 2 for a kings model a third"
+        " the cost, its first convolution still at full resolution (default: as --stem-stride)",
+    )  # fmt: skip
     ns = parser.parse_args(argv)
     return TrainConfig(
         source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
@@ -487,9 +517,10 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         learning_rate=ns.learning_rate, height_weight=ns.height_weight,
         tower_weight=ns.tower_weight, crowns=ns.crowns, tallest=ns.tallest,
         piece_weight=ns.piece_weight, nadir_parts=ns.nadir_parts, distil=ns.distil,
-        distil_weight=ns.distil_weight, distil_features=ns.distil_features, views=ns.views,
+        distil_weight=ns.distil_weight, distil_features=ns.distil_features,
+        distil_readings=ns.distil_readings, views=ns.views,
         fine_convs=ns.fine_convs, family=ns.family, stem_stride=ns.stem_stride,
-        stem_channels=ns.stem_channels,
+        stem_channels=ns.stem_channels, second_stride=ns.second_stride,
     )  # fmt: skip
 
 

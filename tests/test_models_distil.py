@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.classifier import DEFAULT_MODEL, card_path, to_input
+from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier, card_path, to_input
 from models.procedural import procedural_set
 from rules.observation import Top
 
@@ -77,7 +77,7 @@ def test_moving_mass_between_man_and_king_costs_no_colour() -> None:
     king_for_man = teacher_logits[:, [0, 2, 1, 4, 3]]  # man and king swapped in each colour
     white_for_black = teacher_logits[:, [0, 3, 4, 1, 2]]
     features = torch.ones(2, 64)
-    reading = TeacherReading(teacher_logits, features)
+    reading = TeacherReading(teacher_logits, torch.zeros(2, 9), features)
 
     def colour(student: torch.Tensor) -> float:
         return float(
@@ -118,6 +118,61 @@ def test_train_with_a_teacher_records_it_in_the_card(tmp_path: Path) -> None:
         "teacher": str(DEFAULT_MODEL),
         "colour_weight": 2.0,
         "feature_weight": 0.5,
+        "reading_weight": 0.0,
     }
     assert card["training"]["steps"] > 0
     assert np.isfinite(card["training"]["final_distil_loss"])
+
+
+def test_distilled_readings_cost_nothing_for_the_teacher_and_its_heights_count(
+    tmp_path: Path,
+) -> None:
+    torch.manual_seed(1)
+    net = SquareNet().eval()
+    teacher = Teacher.load(_teacher_file(net, tmp_path / "teacher.onnx"))
+    crops, _, _ = procedural_set(64, seed=4)
+    x = to_input(crops)
+    reading = teacher.read(x)
+
+    def readings(student: SquareNet) -> float:
+        with torch.no_grad():
+            tops, heights, features = student(torch.from_numpy(x))
+            loss = distillation_loss(
+                tops,
+                features,
+                reading,
+                colour_weight=0.0,
+                feature_weight=0.0,
+                reading_weight=1.0,
+                student_height_logits=heights,
+            )
+        return float(loss)
+
+    assert readings(net) == pytest.approx(0.0, abs=1e-5)
+    # another height head: the colours and the features are the teacher's, the heights not
+    reheighted = copy.deepcopy(net)
+    with torch.no_grad():
+        reheighted.height_head.weight.add_(torch.randn_like(reheighted.height_head.weight))
+    assert readings(reheighted) > 1e-3
+    with pytest.raises(ValueError, match="height logits"):
+        distillation_loss(
+            reading.top_logits,
+            reading.features,
+            reading,
+            colour_weight=0.0,
+            feature_weight=0.0,
+            reading_weight=1.0,
+        )
+
+
+def test_a_kings_teacher_reads_the_view_tangents_it_is_given() -> None:
+    kings = OnnxSquareClassifier.load().kings
+    assert kings is not None
+    teacher = Teacher(kings)
+    crops, _, _ = procedural_set(8, seed=6)
+    x = to_input(crops)
+    with pytest.raises(ValueError, match="reads view tangents"):
+        teacher.read(x)
+    steep, low = (teacher.read(x, np.full((8, 1), v, np.float32)) for v in (0.1, 1.5))
+    assert steep.height_logits.shape == (8, 9)
+    assert not torch.allclose(steep.height_logits, low.height_logits)

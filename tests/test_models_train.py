@@ -362,3 +362,47 @@ def test_a_coarse_net_samples_every_other_pixel_and_seeds_a_net_like_it(tmp_path
     with torch.no_grad():
         assert fine.body[0](x).shape[2:] == (24, 24)
         assert torch.equal(fine.body[0][0].weight, net.body[0][0].weight)
+
+
+def test_a_net_strided_after_its_first_convolution_keeps_that_one_at_full_resolution(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("torch")
+    import onnx
+    import torch
+
+    from models.classifier import to_input
+    from models.net import SquareNet
+    from models.onnx_init import net_from_onnx
+    from models.train import main
+
+    out = tmp_path / "strided.onnx"
+    main(["--source", "procedural", "--train-count", "512", "--test-count", "200",
+          "--seed", "3", "--minutes", "0.05", "--threads", "1", "--second-stride", "2",
+          "--out", str(out), "--cache", str(tmp_path / "cache")])  # fmt: skip
+    card = json.loads(card_path(out).read_text())
+    assert card["training"]["stem_stride"] == 1 and card["training"]["second_stride"] == 2
+    convs = [n for n in onnx.load(str(out)).graph.node if n.op_type == "Conv"]
+    strides = [next(list(a.ints) for a in n.attribute if a.name == "strides") for n in convs]
+    assert strides == [[1, 1], [2, 2]] + [[1, 1]] * 3
+    # the first convolution sees every pixel; the second block runs on a quarter of the
+    # usual net's positions; the same 6x6 map at the end
+    x = torch.from_numpy(to_input(procedural_set(4, seed=8)[0]))
+    strided, usual = SquareNet(second_stride=2).eval(), SquareNet().eval()
+    with torch.no_grad():
+        assert strided.body[0](x).shape[2:] == usual.body[0](x).shape[2:] == (24, 24)
+        assert strided.body[:2](x).shape[2:] == (6, 6)
+        assert usual.body[:2](x).shape[2:] == (12, 12)
+        assert strided.body(x).shape == usual.body(x).shape == (4, 40, 6, 6)
+    # the file seeds a net strided as it is, which reads as the file does
+    crops, _, _ = procedural_set(300, seed=5)
+    net = net_from_onnx(out, crops[:200])
+    assert net.stem_stride == 1 and net.second_stride == 2
+    with torch.no_grad():
+        tops, _, _ = net(torch.from_numpy(to_input(crops[200:])))
+    read = replace(OnnxSquareClassifier.load(out), kings=None).run(crops[200:])
+    assert (tops.argmax(1).numpy() == read.tops.argmax(1)).mean() >= 0.95
+    # asked for, another stride: the file's very weights in the usual net
+    restrided = net_from_onnx(out, crops[:200], second_stride=1)
+    assert restrided.second_stride == 1
+    assert torch.equal(restrided.body[1][0].weight, net.body[1][0].weight)
