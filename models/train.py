@@ -163,14 +163,10 @@ def initial_net(
     with more ``fine_convs`` than those weights have, the rest added (both starting as
     the weights it is given read: :func:`models.net.with_views`,
     :func:`models.net.deepened`)."""
+    # a stride leaves no trace in a checkpoint's weights: none given, 1
+    strides = {"stem_stride": stem_stride or 1, "second_stride": second_stride or 1}
     if init is None:
-        return SquareNet(
-            views=views,
-            fine_convs=fine_convs,
-            stem_stride=stem_stride or 1,
-            stem_channels=stem_channels,
-            second_stride=second_stride or 1,
-        )
+        return SquareNet(views=views, fine_convs=fine_convs, stem_channels=stem_channels, **strides)
     sample = data.subset(slice(None, None, max(len(data) // 512, 1)))  # a few hundred crops
     if init.suffix == ".onnx":
         from models.onnx_init import net_from_onnx
@@ -187,9 +183,8 @@ def initial_net(
         net = SquareNet(
             views=state["body.0.0.weight"].shape[1] == 4,
             fine_convs=fine_conv_count(state),
-            stem_stride=stem_stride or 1,  # a stride leaves no trace in the weights
             stem_channels=state["body.0.0.weight"].shape[0],
-            second_stride=second_stride or 1,
+            **strides,
         )
         net.load_state_dict(state)
     if views and not net.views:
