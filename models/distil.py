@@ -112,22 +112,21 @@ def distillation_loss(
             (student_top_logits, teacher.top_logits),
             (student_height_logits, teacher.height_logits),
         ):
-            kl = F.kl_div(
-                F.log_softmax(student, dim=1),
-                F.log_softmax(target, dim=1),
-                log_target=True,
-                reduction="batchmean",
+            loss = loss + reading_weight * _kl(
+                F.log_softmax(student, dim=1), F.log_softmax(target, dim=1)
             )
-            loss = loss + reading_weight * kl
     if colour_weight > 0:
-        target = colour_log_probs(teacher.top_logits)
-        kl = F.kl_div(
-            colour_log_probs(student_top_logits), target, log_target=True, reduction="batchmean"
+        loss = loss + colour_weight * _kl(
+            colour_log_probs(student_top_logits), colour_log_probs(teacher.top_logits)
         )
-        loss = loss + colour_weight * kl
     if feature_weight > 0:
         # Half the squared distance of the unit vectors is 1 - cosine; unlike
         # cosine_similarity it is 0, not 1, where both are all zero (ReLU features).
         apart = F.normalize(student_features, dim=1) - F.normalize(teacher.features, dim=1)
         loss = loss + feature_weight * 0.5 * apart.pow(2).sum(dim=1).mean()
     return loss
+
+
+def _kl(student_log_probs: torch.Tensor, teacher_log_probs: torch.Tensor) -> torch.Tensor:
+    """KL(teacher || student) of ``(N, K)`` log-probabilities, mean over the batch."""
+    return F.kl_div(student_log_probs, teacher_log_probs, log_target=True, reduction="batchmean")

@@ -29,28 +29,51 @@ def _teacher_file(net: SquareNet, path: Path) -> Path:
     return path
 
 
+def _loss(
+    student: SquareNet,
+    teacher: TeacherReading,
+    x: np.ndarray,
+    colour: float = 0.0,
+    feature: float = 0.0,
+    reading: float = 0.0,
+) -> float:
+    """The loss of ``student`` on ``x`` with these weights."""
+    with torch.no_grad():
+        top_logits, height_logits, features = student(torch.from_numpy(x))
+        return float(
+            distillation_loss(
+                top_logits,
+                features,
+                teacher,
+                colour_weight=colour,
+                feature_weight=feature,
+                reading_weight=reading,
+                student_height_logits=height_logits,
+            )
+        )
+
+
+def _a_net_read_as_its_teacher(
+    tmp_path: Path, seed: int, crops_seed: int
+) -> tuple[SquareNet, np.ndarray, TeacherReading]:
+    """A random net, 64 procedural crops as its input, and its own ONNX export's reading
+    of them as the teacher's."""
+    torch.manual_seed(seed)
+    net = SquareNet().eval()
+    teacher = Teacher.load(_teacher_file(net, tmp_path / "teacher.onnx"))
+    x = to_input(procedural_set(64, seed=crops_seed)[0])
+    return net, x, teacher.read(x)
+
+
 def _terms(student: SquareNet, teacher: TeacherReading, x: np.ndarray) -> tuple[float, float]:
     """The colour and the feature term of the loss, each alone."""
-    with torch.no_grad():
-        top_logits, _, features = student(torch.from_numpy(x))
-        colour = distillation_loss(
-            top_logits, features, teacher, colour_weight=1.0, feature_weight=0.0
-        )
-        feature = distillation_loss(
-            top_logits, features, teacher, colour_weight=0.0, feature_weight=1.0
-        )
-    return float(colour), float(feature)
+    return _loss(student, teacher, x, colour=1.0), _loss(student, teacher, x, feature=1.0)
 
 
 def test_the_loss_is_zero_for_the_teacher_itself_and_positive_for_a_drifted_student(
     tmp_path: Path,
 ) -> None:
-    torch.manual_seed(0)
-    net = SquareNet().eval()
-    teacher = Teacher.load(_teacher_file(net, tmp_path / "teacher.onnx"))
-    crops, _, _ = procedural_set(64, seed=3)
-    x = to_input(crops)
-    reading = teacher.read(x)
+    net, x, reading = _a_net_read_as_its_teacher(tmp_path, seed=0, crops_seed=3)
 
     colour, feature = _terms(net, reading, x)
     assert colour == pytest.approx(0.0, abs=1e-6)
@@ -127,33 +150,13 @@ def test_train_with_a_teacher_records_it_in_the_card(tmp_path: Path) -> None:
 def test_distilled_readings_cost_nothing_for_the_teacher_and_its_heights_count(
     tmp_path: Path,
 ) -> None:
-    torch.manual_seed(1)
-    net = SquareNet().eval()
-    teacher = Teacher.load(_teacher_file(net, tmp_path / "teacher.onnx"))
-    crops, _, _ = procedural_set(64, seed=4)
-    x = to_input(crops)
-    reading = teacher.read(x)
-
-    def readings(student: SquareNet) -> float:
-        with torch.no_grad():
-            tops, heights, features = student(torch.from_numpy(x))
-            loss = distillation_loss(
-                tops,
-                features,
-                reading,
-                colour_weight=0.0,
-                feature_weight=0.0,
-                reading_weight=1.0,
-                student_height_logits=heights,
-            )
-        return float(loss)
-
-    assert readings(net) == pytest.approx(0.0, abs=1e-5)
+    net, x, reading = _a_net_read_as_its_teacher(tmp_path, seed=1, crops_seed=4)
+    assert _loss(net, reading, x, reading=1.0) == pytest.approx(0.0, abs=1e-5)
     # another height head: the colours and the features are the teacher's, the heights not
     reheighted = copy.deepcopy(net)
     with torch.no_grad():
         reheighted.height_head.weight.add_(torch.randn_like(reheighted.height_head.weight))
-    assert readings(reheighted) > 1e-3
+    assert _loss(reheighted, reading, x, reading=1.0) > 1e-3
     with pytest.raises(ValueError, match="height logits"):
         distillation_loss(
             reading.top_logits,

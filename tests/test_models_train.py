@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -320,25 +321,46 @@ def test_a_deepened_net_reads_as_the_net_it_grew_from(tmp_path: Path, views: boo
         torch.testing.assert_close(grown(x[64:], rest)[0], before[0], atol=1e-4, rtol=1e-4)
 
 
+def _trained_briefly(out: Path, *flags: str) -> tuple[Path, dict[str, Any], list[list[int]]]:
+    """A few seconds of training on procedural crops with ``flags``: the file, its card,
+    and each of its convolutions' strides."""
+    import onnx
+
+    from models.train import main
+
+    main(["--source", "procedural", "--train-count", "512", "--test-count", "200",
+          "--seed", "3", "--minutes", "0.05", "--threads", "1", "--out", str(out),
+          "--cache", str(out.parent / "cache"), *flags])  # fmt: skip
+    card = json.loads(card_path(out).read_text())
+    convs = [n for n in onnx.load(str(out)).graph.node if n.op_type == "Conv"]
+    strides = [next(list(a.ints) for a in n.attribute if a.name == "strides") for n in convs]
+    return out, card, strides
+
+
+def _agreement(net: Any, path: Path, crops: np.ndarray) -> float:
+    """Share of ``crops`` whose top the torch ``net`` and the ONNX file at ``path`` read
+    alike (the file alone, without a kings model)."""
+    import torch
+
+    from models.classifier import to_input
+
+    with torch.no_grad():
+        tops, _, _ = net(torch.from_numpy(to_input(crops)))
+    read = replace(OnnxSquareClassifier.load(path), kings=None).run(crops)
+    return float((tops.argmax(1).numpy() == read.tops.argmax(1)).mean())
+
+
 def test_a_coarse_net_samples_every_other_pixel_and_seeds_a_net_like_it(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    import onnx
     import torch
 
     from models.classifier import to_input
     from models.net import SquareNet
     from models.onnx_init import net_from_onnx
-    from models.train import main
 
-    out = tmp_path / "coarse.onnx"
-    main(["--source", "procedural", "--train-count", "512", "--test-count", "200",
-          "--seed", "3", "--minutes", "0.05", "--threads", "1", "--stem-stride", "2",
-          "--stem-channels", "32", "--out", str(out),
-          "--cache", str(tmp_path / "cache")])  # fmt: skip
-    card = json.loads(card_path(out).read_text())
+    out, card, strides = _trained_briefly(tmp_path / "coarse.onnx", "--stem-stride", "2",
+                                          "--stem-channels", "32")  # fmt: skip
     assert card["training"]["stem_stride"] == 2 and card["training"]["stem_channels"] == 32
-    convs = [n for n in onnx.load(str(out)).graph.node if n.op_type == "Conv"]
-    strides = [next(list(a.ints) for a in n.attribute if a.name == "strides") for n in convs]
     assert strides == [[2, 2]] + [[1, 1]] * 4
     # a quarter of the usual net's positions after the first convolution, the same 6x6
     # map at the end (so the same features and heads)
@@ -352,10 +374,7 @@ def test_a_coarse_net_samples_every_other_pixel_and_seeds_a_net_like_it(tmp_path
     crops, _, _ = procedural_set(300, seed=5)
     net = net_from_onnx(out, crops[:200])
     assert net.stem_stride == 2 and net.stem_channels == 32
-    with torch.no_grad():
-        tops, _, _ = net(torch.from_numpy(to_input(crops[200:])))
-    read = replace(OnnxSquareClassifier.load(out), kings=None).run(crops[200:])
-    assert (tops.argmax(1).numpy() == read.tops.argmax(1)).mean() >= 0.95
+    assert _agreement(net, out, crops[200:]) >= 0.95
     # asked for, another stride: the file's weights seed a net at full resolution
     fine = net_from_onnx(out, crops[:200], stem_stride=1).eval()
     assert fine.stem_stride == 1 and fine.stem_channels == 32
@@ -368,22 +387,14 @@ def test_a_net_strided_after_its_first_convolution_keeps_that_one_at_full_resolu
     tmp_path: Path,
 ) -> None:
     pytest.importorskip("torch")
-    import onnx
     import torch
 
     from models.classifier import to_input
     from models.net import SquareNet
     from models.onnx_init import net_from_onnx
-    from models.train import main
 
-    out = tmp_path / "strided.onnx"
-    main(["--source", "procedural", "--train-count", "512", "--test-count", "200",
-          "--seed", "3", "--minutes", "0.05", "--threads", "1", "--second-stride", "2",
-          "--out", str(out), "--cache", str(tmp_path / "cache")])  # fmt: skip
-    card = json.loads(card_path(out).read_text())
+    out, card, strides = _trained_briefly(tmp_path / "strided.onnx", "--second-stride", "2")
     assert card["training"]["stem_stride"] == 1 and card["training"]["second_stride"] == 2
-    convs = [n for n in onnx.load(str(out)).graph.node if n.op_type == "Conv"]
-    strides = [next(list(a.ints) for a in n.attribute if a.name == "strides") for n in convs]
     assert strides == [[1, 1], [2, 2]] + [[1, 1]] * 3
     # the first convolution sees every pixel; the second block runs on a quarter of the
     # usual net's positions; the same 6x6 map at the end
@@ -398,10 +409,7 @@ def test_a_net_strided_after_its_first_convolution_keeps_that_one_at_full_resolu
     crops, _, _ = procedural_set(300, seed=5)
     net = net_from_onnx(out, crops[:200])
     assert net.stem_stride == 1 and net.second_stride == 2
-    with torch.no_grad():
-        tops, _, _ = net(torch.from_numpy(to_input(crops[200:])))
-    read = replace(OnnxSquareClassifier.load(out), kings=None).run(crops[200:])
-    assert (tops.argmax(1).numpy() == read.tops.argmax(1)).mean() >= 0.95
+    assert _agreement(net, out, crops[200:]) >= 0.95
     # asked for, another stride: the file's very weights in the usual net
     restrided = net_from_onnx(out, crops[:200], second_stride=1)
     assert restrided.second_stride == 1
