@@ -51,6 +51,10 @@ class TeacherReading:
     height_logits: torch.Tensor
     features: torch.Tensor
 
+    def rows(self, rows: slice) -> TeacherReading:
+        """The reading of these rows of the batch."""
+        return TeacherReading(self.top_logits[rows], self.height_logits[rows], self.features[rows])
+
 
 @dataclass(frozen=True)
 class Teacher:

@@ -45,6 +45,7 @@ from models.net import (
     parameter_count,
     with_views,
 )
+from models.photo_pool import PhotoPool, photo_pool
 from rules.observation import Top
 from synth.scene import STICKER_RADII
 
@@ -103,6 +104,13 @@ class TrainConfig:
     distil_readings: float = 0.0
     """Weight of KL(teacher || student) over the whole top and height distributions, with
     ``distil``: for a student that does the teacher's job (a cheaper kings model)."""
+    distil_photos: float = 0.0
+    """Weight of the same distillation terms on cells of unlabelled real photos
+    (:mod:`models.photo_pool`), ``photo_batch`` of them beside each batch, with
+    ``distil``: what the teacher reads on real pieces, which renders do not show."""
+    photo_batch: int = 32
+    photos: Path = SHARED_DATA
+    """``../shared/data``, whose damas photos ``distil_photos`` reads."""
     views: bool = False
     """Train a net that reads each cell's view tangent beside its crop
     (:class:`models.net.SquareNet` ``views``): a kings model, for a card's ``kings_model``."""
@@ -224,6 +232,7 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
         config.second_stride,
     )
     teacher = None if config.distil is None else Teacher.load(config.distil)
+    pool = _photo_pool(config, teacher)
     weights = sample_weights(data, config.tower_weight, config.piece_weight)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
     top_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
@@ -254,28 +263,40 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
             if now - saved_at > 300:  # a cut-short run still leaves its latest weights
                 torch.save(net.state_dict(), checkpoint)
                 saved_at = now
-            crops = augment_batch(rng, data.crops[index])
-            x_np = to_input(crops)
+            crops = data.crops[index]
+            views_np = None if data.views is None else data.views[index]
+            if pool is not None:  # unlabelled photo cells ride after the batch's own
+                extra = rng.integers(len(pool), size=config.photo_batch)
+                crops = np.concatenate([crops, pool.crops[extra]])
+                if views_np is not None:
+                    views_np = np.concatenate([views_np, pool.views[extra]])
+            x_np = to_input(augment_batch(rng, crops))
             x = torch.from_numpy(x_np)
             tops = torch.from_numpy(data.tops[index])
             heights = torch.from_numpy(np.minimum(data.heights[index], HEIGHT_CLASSES - 1))
             views = None
             if config.views:
-                views = torch.from_numpy(data.views[index].astype(np.float32))[:, None]  # type: ignore[index]
+                views = torch.from_numpy(views_np.astype(np.float32))[:, None]  # type: ignore[union-attr]
             top_logits, height_logits, features = net(x, views)
-            loss = top_loss(top_logits, tops) + config.height_weight * height_loss(
-                height_logits, heights
+            rendered, photo_rows = slice(len(index)), slice(len(index), None)
+            loss = top_loss(top_logits[rendered], tops) + config.height_weight * height_loss(
+                height_logits[rendered], heights
             )
             if teacher is not None:
-                distil = distillation_loss(
-                    top_logits,
-                    features,
-                    teacher.read(x_np, None if views is None else views.numpy()),
-                    colour_weight=config.distil_weight,
-                    feature_weight=config.distil_features,
-                    reading_weight=config.distil_readings,
-                    student_height_logits=height_logits,
-                )
+                reading = teacher.read(x_np, None if views is None else views.numpy())
+                distil = top_logits.new_zeros(())
+                # pool is None where distil_photos is 0: the photo rows are then none
+                for weight, rows in ((1.0, rendered), (config.distil_photos, photo_rows)):
+                    if weight > 0:
+                        distil = distil + weight * distillation_loss(
+                            top_logits[rows],
+                            features[rows],
+                            reading.rows(rows),
+                            colour_weight=config.distil_weight,
+                            feature_weight=config.distil_features,
+                            reading_weight=config.distil_readings,
+                            student_height_logits=height_logits[rows],
+                        )
                 loss = loss + distil
                 distil_value = float(distil.detach())
             optimiser.zero_grad()
@@ -293,6 +314,23 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     if teacher is not None:
         stats["final_distil_loss"] = distil_value
     return net, stats
+
+
+def _photo_pool(config: TrainConfig, teacher: Teacher | None) -> PhotoPool | None:
+    """The unlabelled photos' cells that ``distil_photos`` asks for, cut as the teacher
+    reads them."""
+    if config.distil_photos <= 0:
+        return None
+    if teacher is None:
+        raise ValueError("--distil-photos needs a teacher: give --distil")
+    if teacher.classifier.crop_size != (config.size, config.size):
+        raise ValueError(
+            f"--distil-photos: teacher {teacher.classifier.path.name} reads "
+            f"{teacher.classifier.crop_size} crops, the student {config.size} px"
+        )
+    pool = photo_pool(config.photos, teacher.classifier.window, config.size)
+    log.info("%d cells of %d unlabelled photos for distillation", len(pool), len(pool.photos))
+    return pool
 
 
 def run(config: TrainConfig) -> dict[str, object]:
@@ -409,6 +447,8 @@ def run(config: TrainConfig) -> dict[str, object]:
                     "colour_weight": config.distil_weight,
                     "feature_weight": config.distil_features,
                     "reading_weight": config.distil_readings,
+                    "photo_weight": config.distil_photos,
+                    "photo_batch": config.photo_batch,
                 },
                 "data_seconds": round(data_s, 1),
             },
@@ -487,6 +527,12 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         help="weight of the teacher's whole top and height distributions (KL), with --distil",
     )  # fmt: skip
     parser.add_argument(
+        "--distil-photos", type=float, default=defaults.distil_photos,
+        help="weight of the same terms on cells of unlabelled real photos, with --distil",
+    )  # fmt: skip
+    parser.add_argument("--photo-batch", type=int, default=defaults.photo_batch)
+    parser.add_argument("--photos", type=Path, default=defaults.photos, help="../shared/data")
+    parser.add_argument(
         "--fine-convs", type=int, default=defaults.fine_convs,
         help="convolutions at full resolution (more than --init has start as identities)",
     )  # fmt: skip
@@ -513,7 +559,8 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         tower_weight=ns.tower_weight, crowns=ns.crowns, tallest=ns.tallest,
         piece_weight=ns.piece_weight, nadir_parts=ns.nadir_parts, distil=ns.distil,
         distil_weight=ns.distil_weight, distil_features=ns.distil_features,
-        distil_readings=ns.distil_readings, views=ns.views,
+        distil_readings=ns.distil_readings, distil_photos=ns.distil_photos,
+        photo_batch=ns.photo_batch, photos=ns.photos, views=ns.views,
         fine_convs=ns.fine_convs, family=ns.family, stem_stride=ns.stem_stride,
         stem_channels=ns.stem_channels, second_stride=ns.second_stride,
     )  # fmt: skip

@@ -142,6 +142,8 @@ def test_train_with_a_teacher_records_it_in_the_card(tmp_path: Path) -> None:
         "colour_weight": 2.0,
         "feature_weight": 0.5,
         "reading_weight": 0.0,
+        "photo_weight": 0.0,
+        "photo_batch": 32,
     }
     assert card["training"]["steps"] > 0
     assert np.isfinite(card["training"]["final_distil_loss"])
@@ -179,3 +181,24 @@ def test_a_kings_teacher_reads_the_view_tangents_it_is_given() -> None:
     steep, low = (teacher.read(x, np.full((8, 1), v, np.float32)) for v in (0.1, 1.5))
     assert steep.height_logits.shape == (8, 9)
     assert not torch.allclose(steep.height_logits, low.height_logits)
+
+
+def test_a_teacher_on_unlabelled_photos_is_recorded_and_needs_a_teacher(
+    tmp_path: Path, shared_data: Path
+) -> None:
+    from models.train import main
+
+    out = tmp_path / "student.onnx"
+    flags = ["--source", "procedural", "--train-count", "384", "--test-count", "100",
+             "--seed", "4", "--minutes", "0.05", "--threads", "1", "--out", str(out),
+             "--cache", str(tmp_path / "cache"), "--init", str(DEFAULT_MODEL),
+             "--distil-photos", "0.5", "--photo-batch", "16",
+             "--photos", str(shared_data)]  # fmt: skip
+    with pytest.raises(ValueError, match="needs a teacher"):
+        main(flags)
+    main([*flags, "--distil", str(DEFAULT_MODEL), "--distil-features", "1"])
+    card = json.loads(card_path(out).read_text())
+    assert card["training"]["distil"]["photo_weight"] == 0.5
+    assert card["training"]["distil"]["photo_batch"] == 16
+    assert card["training"]["steps"] > 0
+    assert np.isfinite(card["training"]["final_distil_loss"])

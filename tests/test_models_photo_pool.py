@@ -1,0 +1,69 @@
+"""Unlabelled real photos for distillation (models.photo_pool): the labelled photos, the
+test the student must not see, stay out by name and by content; every other photo with a
+board found gives all its 64 cells."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.labelled_photos import LABELS, PHOTOS, read_labels
+from models.photo_pool import MAX_VIEW_TANGENT, photo_pool, unlabelled_photos
+from vision.rectify import CONTEXT
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_no_labelled_photo_or_copy_of_one_is_in_the_pool(shared_data: Path) -> None:
+    root = shared_data / PHOTOS
+    labelled = read_labels()
+    pool = unlabelled_photos(shared_data)
+    labelled_digests = {_digest(root / p.path) for p in labelled}
+    pool_digests = [_digest(path) for path in pool]
+    assert len(pool) >= 50
+    assert not {Path(p.path).name for p in labelled} & {path.name for path in pool}
+    assert not labelled_digests & set(pool_digests)
+    assert len(set(pool_digests)) == len(pool)  # copies under other folders once
+    # the folder holds copies of labelled photos under other folders: they are left out
+    copies = [
+        path
+        for path in sorted(root.rglob("*.jpg"))
+        if _digest(path) in labelled_digests and str(path.relative_to(root)) not in
+        {p.path for p in labelled}
+    ]  # fmt: skip
+    assert copies and not set(copies) & set(pool)
+
+
+def test_a_photo_the_labels_do_not_hold_joins_the_pool(shared_data: Path, tmp_path: Path) -> None:
+    header, first, *_ = LABELS.read_text().split("\nphoto ")
+    fewer = tmp_path / "labels.txt"
+    fewer.write_text(f"{header}\nphoto {first}\n")  # the first labelled photo alone
+    (only,) = read_labels(fewer)
+    assert shared_data / PHOTOS / only.path not in unlabelled_photos(shared_data)
+    grown = unlabelled_photos(shared_data, fewer)
+    assert len(grown) > len(unlabelled_photos(shared_data))
+    assert shared_data / PHOTOS / read_labels()[1].path in grown
+
+
+def test_every_cell_of_a_located_photo_is_cut_as_the_kings_model_reads(
+    shared_data: Path,
+) -> None:
+    pool = photo_pool(shared_data, CONTEXT, 48)
+    assert pool.crops.shape == (64 * len(pool.photos), 48, 48, 3)
+    assert pool.crops.dtype == np.uint8
+    assert pool.views.shape == (len(pool),)
+    assert np.all(np.isfinite(pool.views))
+    assert pool.views.min() >= 0 and pool.views.max() <= MAX_VIEW_TANGENT
+    # photos where no 8x8 grid is found, or a wrong one, are named
+    assert "img/IMG-20240826-WA0091.jpg" in pool.skipped
+    assert not set(pool.skipped) & set(pool.photos)
+
+
+def test_a_missing_photo_folder_is_named(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="checkers-8x8-aruco-damas"):
+        photo_pool(tmp_path, CONTEXT, 48)
