@@ -12,10 +12,10 @@ other folders).
 
 Boards are found by the markerless grid locator (:func:`vision.locate.locate_markerless`);
 a photo where it finds none is skipped, and so is one whose view tangents say the camera
-looked from nearer the horizon than any labelled photo's (a wrong fit: two of the folder's
-photos read 6-16, the labelled ones at most 2.2). Both quarter turns are cut, so that every cell
-is cropped (the playable squares of one turn are the others of the other): which cells
-hold pieces is the teacher's to say.
+looked from nearer the horizon than any labelled photo's (a wrong fit: two of the
+folder's photos read 6-16, the labelled ones at most 2.2). Both quarter turns are cut, so
+that every cell is cropped (the playable squares of one turn are the others of the
+other): which cells hold pieces is the teacher's to say.
 """
 
 from __future__ import annotations
@@ -59,12 +59,12 @@ def unlabelled_photos(data: Path, labels: Path = LABELS) -> list[Path]:
     root = data / PHOTOS
     labelled = read_labels(labels)
     names = {Path(p.path).name for p in labelled}
-    seen = {_digest(root / p.path) for p in labelled if (root / p.path).is_file()}
+    seen = {content_digest(root / p.path) for p in labelled if (root / p.path).is_file()}
     found = []
     for path in sorted(root.rglob("*")):
         if not path.is_file() or path.suffix.lower() not in IMAGE_SUFFIXES or path.name in names:
             continue
-        digest = _digest(path)
+        digest = content_digest(path)
         if digest not in seen:
             seen.add(digest)
             found.append(path)
@@ -110,5 +110,6 @@ def photo_pool(data: Path, window: CropWindow, crop_px: int, labels: Path = LABE
     )
 
 
-def _digest(path: Path) -> str:
+def content_digest(path: Path) -> str:
+    """The file's SHA-256: a copy under another folder or name has the same one."""
     return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -4,27 +4,22 @@ board found gives all its 64 cells."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from models.labelled_photos import LABELS, PHOTOS, read_labels
-from models.photo_pool import MAX_VIEW_TANGENT, photo_pool, unlabelled_photos
+from models.photo_pool import MAX_VIEW_TANGENT, content_digest, photo_pool, unlabelled_photos
 from vision.rectify import CONTEXT
-
-
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_no_labelled_photo_or_copy_of_one_is_in_the_pool(shared_data: Path) -> None:
     root = shared_data / PHOTOS
     labelled = read_labels()
     pool = unlabelled_photos(shared_data)
-    labelled_digests = {_digest(root / p.path) for p in labelled}
-    pool_digests = [_digest(path) for path in pool]
+    labelled_digests = {content_digest(root / p.path) for p in labelled}
+    pool_digests = [content_digest(path) for path in pool]
     assert len(pool) >= 50
     assert not {Path(p.path).name for p in labelled} & {path.name for path in pool}
     assert not labelled_digests & set(pool_digests)
@@ -33,7 +28,7 @@ def test_no_labelled_photo_or_copy_of_one_is_in_the_pool(shared_data: Path) -> N
     copies = [
         path
         for path in sorted(root.rglob("*.jpg"))
-        if _digest(path) in labelled_digests and str(path.relative_to(root)) not in
+        if content_digest(path) in labelled_digests and str(path.relative_to(root)) not in
         {p.path for p in labelled}
     ]  # fmt: skip
     assert copies and not set(copies) & set(pool)
