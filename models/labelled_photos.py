@@ -4,18 +4,23 @@ how well a square classifier reads them, with and without per-set calibration.
 The labels give each photo's grid corners, so the figures measure the classifier alone,
 not the board locator. A photo is calibrated from a start-position photo of its own
 session (same camera and light), never from itself.
+
+``python -m models.labelled_photos [--model PATH]`` lists the squares a model reads wrong.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import argparse
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from models.classifier import OnnxSquareClassifier
+from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier
 from rules import find_variant
 from rules.observation import Top
 from vision.camera import crops_and_views
@@ -83,6 +88,15 @@ def read_labels(path: Path = LABELS) -> list[LabelledPhoto]:
     return photos
 
 
+def label_cells(turns: int) -> list[tuple[int, int]]:
+    """The label grid's (row, column) of each playable square, in Square order, for the
+    board seen ``turns`` quarter turns round."""
+    rotate = orientation_matrix(turns, 8)
+    cells = [GEOMETRY.rowcol(sq) for sq in GEOMETRY.squares]
+    centres = np.array([[c + 0.5, r + 0.5, 1.0] for r, c in cells]) @ rotate.T
+    return [(int(y), int(x)) for x, y, _ in centres]
+
+
 @dataclass(frozen=True)
 class PhotoShot:
     """A labelled photo as a reader sees it: the image, the board located from the labels'
@@ -101,10 +115,7 @@ class PhotoShot:
         location = BoardLocation(np.asarray(homography, np.float64), 8, photo.corners, 0.0, "label")
         pieces = {(r, c) for r, row in enumerate(photo.rows) for c, s in enumerate(row) if s != "."}
         for turns in (0, 1):  # one of two quarter turns puts the playable squares under pieces
-            rotate = orientation_matrix(turns, 8)
-            cells = [GEOMETRY.rowcol(sq) for sq in GEOMETRY.squares]
-            centres = np.array([[c + 0.5, r + 0.5, 1.0] for r, c in cells]) @ rotate.T
-            board = [(int(y), int(x)) for x, y, _ in centres]
+            board = label_cells(turns)
             if pieces <= set(board):
                 tops = np.array([SYMBOLS[photo.rows[r][c]] for r, c in board], np.int64)
                 return cls(image, location, turns, tops)
@@ -150,6 +161,9 @@ def photo_squares(
     return PhotoShot.of(photo, image).squares(window, crop_px)
 
 
+READINGS = ("calibrated", "uncalibrated")
+"""How :func:`model_errors` names a reading with and without calibration."""
+
 ReaderFor = Callable[[PhotoShot], SquareClassifier]
 """A photo (uncalibrated: the photo read; calibrated: the start photo) -> its reader."""
 
@@ -180,18 +194,29 @@ class PhotoScore:
         }
 
 
-def score_photos(
+@dataclass(frozen=True)
+class PhotoReading:
+    """One labelled photo read: ``plain`` by its uncalibrated reader, ``calibrated`` by
+    a reader calibrated on another start photo of its session (None where it has none);
+    each ``(S, 5)`` probabilities in Square order."""
+
+    photo: LabelledPhoto
+    shot: PhotoShot
+    plain: np.ndarray
+    calibrated: np.ndarray | None
+
+
+def read_photos(
     data: Path,
     crop_px: int,
     plain: ReaderFor,
     calibrated: ReaderFor,
     labels: list[LabelledPhoto] | None = None,
     band: bool = False,
-) -> dict[str, PhotoScore]:
-    """``plain(photo)``: the reader of a photo without calibration; ``calibrated(start)``:
-    a reader calibrated on a start photo; ``band``: read band strips too, where the
-    reader reads them. Returns scores "plain" and "calibrated" (the latter over photos
-    whose session has another start photo)."""
+) -> Iterator[PhotoReading]:
+    """Every labelled photo read by ``plain(photo)``, the reader of a photo without
+    calibration, and by ``calibrated(start)``, a reader calibrated on a start photo of the
+    same session; ``band``: read band strips too, where the reader reads them."""
     labels = read_labels() if labels is None else labels
     shots: dict[str, PhotoShot] = {}
     for photo in labels:
@@ -199,18 +224,75 @@ def score_photos(
         if image is None:
             raise ValueError(f"cannot read labelled photo {data / PHOTOS / photo.path}")
         shots[photo.path] = PhotoShot.of(photo, np.asarray(image, np.uint8))
-    plain_score, calibrated_score = PhotoScore(), PhotoScore()
     for photo in labels:
         shot = shots[photo.path]
-        read = shot.read(plain(shot), crop_px, band=band)
-        plain_score = plain_score.add(read.argmax(axis=1), shot.tops)
         starts = [p for p in labels if p.session == photo.session and p.start and p != photo]
-        if starts:
-            reader = calibrated(shots[starts[0].path])
+        yield PhotoReading(
+            photo,
+            shot,
+            shot.read(plain(shot), crop_px, band=band),
+            shot.read(calibrated(shots[starts[0].path]), crop_px, band=band) if starts else None,
+        )
+
+
+def score_photos(readings: Iterable[PhotoReading]) -> dict[str, PhotoScore]:
+    """Photos read by :func:`read_photos`, scored "plain" and "calibrated" (the latter over
+    photos whose session has another start photo)."""
+    plain_score, calibrated_score = PhotoScore(), PhotoScore()
+    for reading in readings:
+        plain_score = plain_score.add(reading.plain.argmax(axis=1), reading.shot.tops)
+        if reading.calibrated is not None:
             calibrated_score = calibrated_score.add(
-                shot.read(reader, crop_px, band=band).argmax(axis=1), shot.tops
+                reading.calibrated.argmax(axis=1), reading.shot.tops
             )
     return {"plain": plain_score, "calibrated": calibrated_score}
+
+
+def model_errors(
+    classifier: OnnxSquareClassifier,
+    data: Path,
+    labels: list[LabelledPhoto] | None = None,
+    band: bool = False,
+) -> list[dict[str, object]]:
+    """Every square the model reads wrong on the labelled photos, calibrated as the live
+    path calibrates (``"reading": "calibrated"``) and without (``"uncalibrated"``): the
+    photo, the square (its name in brazilian notation, and its row and column in the
+    label file), the truth, the reading and the probabilities.
+
+    A figure says how many squares a model reads wrong; which ones, and how near a tie,
+    is what tells two candidate models apart (sessions 41 to 44 each wrote this listing
+    as a throwaway script)."""
+    errors: list[dict[str, object]] = []
+
+    def adapted(start: PhotoShot) -> SquareClassifier:
+        return start.adapted(classifier)
+
+    for reading in read_photos(
+        data, classifier.crop_size[0], lambda _: classifier, adapted, labels, band
+    ):
+        truth = reading.shot.tops
+        cells = label_cells(reading.shot.turns)
+        for name, probs in zip(READINGS, (reading.calibrated, reading.plain), strict=True):
+            if probs is None:
+                continue
+            read = probs.argmax(axis=1)
+            for index in np.flatnonzero(read != truth):
+                row, col = cells[index]
+                errors.append(
+                    {
+                        "photo": reading.photo.path,
+                        "reading": name,
+                        "square": GEOMETRY.name(int(index)),
+                        "label_row": row,
+                        "label_col": col,
+                        "truth": Top(int(truth[index])).name,
+                        "read": Top(int(read[index])).name,
+                        "probabilities": {
+                            top.name: round(float(probs[index, top]), 3) for top in Top
+                        },
+                    }
+                )
+    return errors
 
 
 @dataclass(frozen=True)
@@ -241,9 +323,9 @@ def photo_figures(classifier: OnnxSquareClassifier, data: Path) -> dict[str, obj
         crops, tops, _ = start.squares(CELL, size)
         return PrototypeClassifier(ColourPrototypes.learn(crops, [Top(int(t)) for t in tops]))
 
-    model = score_photos(data, size, lambda _: classifier, adapted)
-    with_strips = score_photos(data, size, lambda _: classifier, adapted, band=True)
-    prototypes = score_photos(data, size, uncalibrated_prototypes, learned_prototypes)
+    model = score_photos(read_photos(data, size, lambda _: classifier, adapted))
+    with_strips = score_photos(read_photos(data, size, lambda _: classifier, adapted, band=True))
+    prototypes = score_photos(read_photos(data, size, uncalibrated_prototypes, learned_prototypes))
     return {
         "model_uncalibrated": model["plain"].as_dict(),
         "model_calibrated": model["calibrated"].as_dict(),
@@ -251,3 +333,31 @@ def photo_figures(classifier: OnnxSquareClassifier, data: Path) -> dict[str, obj
         "prototypes_uncalibrated": prototypes["plain"].as_dict(),
         "prototypes_calibrated": prototypes["calibrated"].as_dict(),
     }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m models.labelled_photos",
+        description="One JSON line for each labelled photo square a model reads wrong "
+        "(calibrated from a start photo of the same session, and with --uncalibrated "
+        "without), then one line of the counts.",
+    )
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    parser.add_argument("--data", type=Path, default=SHARED_DATA, help="../shared/data")
+    parser.add_argument("--labels", type=Path, default=LABELS)
+    parser.add_argument("--band", action="store_true", help="read band strips too")
+    parser.add_argument("--uncalibrated", action="store_true", help="list those errors too")
+    ns = parser.parse_args(argv)
+    if not (ns.data / PHOTOS).is_dir():
+        raise SystemExit(f"labelled photos not found: {ns.data / PHOTOS}")
+    classifier = OnnxSquareClassifier.load(ns.model)
+    errors = model_errors(classifier, ns.data, read_labels(ns.labels), band=ns.band)
+    for error in errors:
+        if ns.uncalibrated or error["reading"] == "calibrated":
+            print(json.dumps(error))
+    counts = Counter(str(error["reading"]) for error in errors)
+    print(json.dumps({"model": str(ns.model), "errors": {k: counts[k] for k in READINGS}}))
+
+
+if __name__ == "__main__":
+    main()

@@ -380,13 +380,15 @@ def test_labelled_photos_fixture_is_complete() -> None:
 def _photo_scores(
     shared_data: Path, classifier: OnnxSquareClassifier, band: bool = False
 ) -> dict[str, float]:
-    from models.labelled_photos import PhotoShot, score_photos
+    from models.labelled_photos import PhotoShot, read_photos, score_photos
 
     def calibrated(start: PhotoShot) -> OnnxSquareClassifier:
         return start.adapted(classifier)
 
     scores = score_photos(
-        shared_data, classifier.crop_size[0], lambda _: classifier, calibrated, band=band
+        read_photos(
+            shared_data, classifier.crop_size[0], lambda _: classifier, calibrated, band=band
+        )
     )
     return {k: float(v.as_dict()["per_square_pct"]) for k, v in scores.items()}
 

@@ -1,0 +1,87 @@
+"""models.labelled_photos: the listing of the labelled photos' squares a model reads wrong."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from models.classifier import OnnxSquareClassifier
+from models.labelled_photos import (
+    LABELS,
+    SYMBOLS,
+    PhotoShot,
+    main,
+    read_labels,
+    read_photos,
+    score_photos,
+)
+from rules.observation import Top
+
+WEBCAM = {
+    "img/captured_image_dama01.jpg",  # two start photos, each calibrates the other
+    "img/captured_image_dama02.jpg",
+    "img/captured_image03.jpg",
+    "img/captured_image_perto.jpg",
+}
+
+
+def _labels_of(photos: set[str], tmp_path: Path) -> Path:
+    """A label file holding the fixture's blocks of ``photos`` alone."""
+    blocks = re.split(r"(?m)^(?=photo )", LABELS.read_text())[1:]
+    path = tmp_path / "labels.txt"
+    path.write_text("".join(b for b in blocks if b.split()[1] in photos))
+    return path
+
+
+def _lines(capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def test_each_error_listed_is_a_square_the_figures_count_wrong(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels_path = _labels_of(WEBCAM, tmp_path)
+    labels = {p.path: p for p in read_labels(labels_path)}
+    assert set(labels) == WEBCAM
+
+    main(["--data", str(shared_data), "--labels", str(labels_path), "--uncalibrated"])
+    *errors, counts = _lines(capsys)
+
+    classifier = OnnxSquareClassifier.load()
+    scores = score_photos(
+        read_photos(
+            shared_data,
+            classifier.crop_size[0],
+            lambda _: classifier,
+            lambda start: PhotoShot.adapted(start, classifier),
+            list(labels.values()),
+        )
+    )
+    assert counts["errors"] == {
+        "calibrated": scores["calibrated"].errors,
+        "uncalibrated": scores["plain"].errors,
+    }
+    assert scores["plain"].errors > 0  # the listing below has something to check
+    for reading in ("calibrated", "uncalibrated"):
+        assert sum(e["reading"] == reading for e in errors) == counts["errors"][reading]
+    for error in errors:
+        photo = labels[str(error["photo"])]
+        symbol = photo.rows[int(error["label_row"])][int(error["label_col"])]  # type: ignore[call-overload]
+        assert error["truth"] == Top(SYMBOLS[symbol]).name
+        assert error["read"] != error["truth"]
+        probabilities = error["probabilities"]
+        assert isinstance(probabilities, dict)
+        assert error["read"] == max(probabilities.items(), key=lambda kv: kv[1])[0]
+        assert sum(probabilities.values()) == pytest.approx(1.0, abs=0.01)
+
+    main(["--data", str(shared_data), "--labels", str(labels_path)])
+    *calibrated_only, _ = _lines(capsys)
+    assert calibrated_only == [e for e in errors if e["reading"] == "calibrated"]
+
+
+def test_missing_photos_are_named(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match=str(tmp_path)):
+        main(["--data", str(tmp_path)])
