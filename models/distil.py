@@ -131,6 +131,27 @@ def distillation_loss(
     return loss
 
 
+def reading_disagreement(
+    student_top_logits: torch.Tensor, student_height_logits: torch.Tensor, teacher: TeacherReading
+) -> np.ndarray:
+    """``(N,)`` each row's KL(teacher || student) over the top plus over the height
+    distribution: how far the student reads each crop from its teacher."""
+    total = np.zeros(len(student_top_logits))
+    with torch.no_grad():
+        for student, target in (
+            (student_top_logits, teacher.top_logits),
+            (student_height_logits, teacher.height_logits),
+        ):
+            each = F.kl_div(
+                F.log_softmax(student, dim=1),
+                F.log_softmax(target, dim=1),
+                log_target=True,
+                reduction="none",
+            )
+            total += each.sum(dim=1).numpy()
+    return total
+
+
 def _kl(student_log_probs: torch.Tensor, teacher_log_probs: torch.Tensor) -> torch.Tensor:
     """KL(teacher || student) of ``(N, K)`` log-probabilities, mean over the batch."""
     return F.kl_div(student_log_probs, teacher_log_probs, log_target=True, reduction="batchmean")

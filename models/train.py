@@ -34,7 +34,7 @@ from models.dataset import (
     cached_set,
     top_limit_px,
 )
-from models.distil import Teacher, distillation_loss
+from models.distil import Teacher, distillation_loss, reading_disagreement
 from models.export import evaluate, export_onnx, latency_ms, quantise
 from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
 from models.net import (
@@ -45,7 +45,7 @@ from models.net import (
     parameter_count,
     with_views,
 )
-from models.photo_pool import PhotoPool, photo_pool
+from models.photo_pool import MinedDraw, PhotoPool, photo_pool
 from rules.observation import Top
 from synth.scene import STICKER_RADII
 
@@ -109,6 +109,10 @@ class TrainConfig:
     (:mod:`models.photo_pool`), ``photo_batch`` of them beside each batch, with
     ``distil``: what the teacher reads on real pieces, which renders do not show."""
     photo_batch: int = 32
+    photo_mining: float = 0.0
+    """Draw the photo cells the student reads furthest from its teacher the more often:
+    the power of each cell's latest disagreement (:class:`models.photo_pool.MinedDraw`;
+    0 draws them alike)."""
     photos: Path = SHARED_DATA
     """``../shared/data``, whose damas photos ``distil_photos`` reads."""
     views: bool = False
@@ -233,6 +237,7 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     )
     teacher = None if config.distil is None else Teacher.load(config.distil)
     pool = _photo_pool(config, teacher)
+    draw = None if pool is None else MinedDraw(len(pool), config.photo_mining)
     weights = sample_weights(data, config.tower_weight, config.piece_weight)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
     top_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
@@ -265,8 +270,9 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
                 saved_at = now
             crops = data.crops[index]
             views_np = None if data.views is None else data.views[index]
-            if pool is not None:  # unlabelled photo cells ride after the batch's own
-                extra = rng.integers(len(pool), size=config.photo_batch)
+            extra = None
+            if pool is not None and draw is not None:  # photo cells ride after the batch's own
+                extra = draw.draw(rng, config.photo_batch)
                 crops = np.concatenate([crops, pool.crops[extra]])
                 if views_np is not None:
                     views_np = np.concatenate([views_np, pool.views[extra]])
@@ -297,6 +303,14 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
                             reading_weight=config.distil_readings,
                             student_height_logits=height_logits[rows],
                         )
+                if draw is not None and extra is not None:
+                    draw.update(
+                        extra,
+                        reading_disagreement(
+                            top_logits[photo_rows], height_logits[photo_rows],
+                            reading.rows(photo_rows),
+                        ),
+                    )  # fmt: skip
                 loss = loss + distil
                 distil_value = float(distil.detach())
             optimiser.zero_grad()
@@ -449,6 +463,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                     "reading_weight": config.distil_readings,
                     "photo_weight": config.distil_photos,
                     "photo_batch": config.photo_batch,
+                    "photo_mining": config.photo_mining,
                 },
                 "data_seconds": round(data_s, 1),
             },
@@ -531,6 +546,11 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         help="weight of the same terms on cells of unlabelled real photos, with --distil",
     )  # fmt: skip
     parser.add_argument("--photo-batch", type=int, default=defaults.photo_batch)
+    parser.add_argument(
+        "--photo-mining", type=float, default=defaults.photo_mining,
+        help="draw the photo cells the student reads furthest from its teacher more often: "
+        "the power of each cell's disagreement (0: alike)",
+    )  # fmt: skip
     parser.add_argument("--photos", type=Path, default=defaults.photos, help="../shared/data")
     parser.add_argument(
         "--fine-convs", type=int, default=defaults.fine_convs,
@@ -560,7 +580,7 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         piece_weight=ns.piece_weight, nadir_parts=ns.nadir_parts, distil=ns.distil,
         distil_weight=ns.distil_weight, distil_features=ns.distil_features,
         distil_readings=ns.distil_readings, distil_photos=ns.distil_photos,
-        photo_batch=ns.photo_batch, photos=ns.photos, views=ns.views,
+        photo_batch=ns.photo_batch, photo_mining=ns.photo_mining, photos=ns.photos, views=ns.views,
         fine_convs=ns.fine_convs, family=ns.family, stem_stride=ns.stem_stride,
         stem_channels=ns.stem_channels, second_stride=ns.second_stride,
     )  # fmt: skip

@@ -16,7 +16,12 @@ from rules.observation import Top
 
 torch = pytest.importorskip("torch")
 
-from models.distil import Teacher, TeacherReading, distillation_loss  # noqa: E402
+from models.distil import (  # noqa: E402
+    Teacher,
+    TeacherReading,
+    distillation_loss,
+    reading_disagreement,
+)
 from models.export import export_onnx  # noqa: E402
 from models.net import SquareNet  # noqa: E402
 
@@ -144,6 +149,7 @@ def test_train_with_a_teacher_records_it_in_the_card(tmp_path: Path) -> None:
         "reading_weight": 0.0,
         "photo_weight": 0.0,
         "photo_batch": 32,
+        "photo_mining": 0.0,
     }
     assert card["training"]["steps"] > 0
     assert np.isfinite(card["training"]["final_distil_loss"])
@@ -159,6 +165,14 @@ def test_distilled_readings_cost_nothing_for_the_teacher_and_its_heights_count(
     with torch.no_grad():
         reheighted.height_head.weight.add_(torch.randn_like(reheighted.height_head.weight))
     assert _loss(reheighted, reading, x, reading=1.0) > 1e-3
+    # row by row: nothing where the student reads as its teacher, something in every row
+    # of the student with another height head
+    with torch.no_grad():
+        for student, apart in ((net, False), (reheighted, True)):
+            top_logits, height_logits, _ = student(torch.from_numpy(x))
+            each = reading_disagreement(top_logits, height_logits, reading)
+            assert each.shape == (len(x),)
+            assert (each > 1e-4).all() if apart else np.allclose(each, 0.0, atol=1e-5)
     with pytest.raises(ValueError, match="height logits"):
         distillation_loss(
             reading.top_logits,
@@ -192,7 +206,7 @@ def test_a_teacher_on_unlabelled_photos_is_recorded_and_needs_a_teacher(
     flags = ["--source", "procedural", "--train-count", "384", "--test-count", "100",
              "--seed", "4", "--minutes", "0.05", "--threads", "1", "--out", str(out),
              "--cache", str(tmp_path / "cache"), "--init", str(DEFAULT_MODEL),
-             "--distil-photos", "0.5", "--photo-batch", "16",
+             "--distil-photos", "0.5", "--photo-batch", "16", "--photo-mining", "1",
              "--photos", str(shared_data)]  # fmt: skip
     with pytest.raises(ValueError, match="needs a teacher"):
         main(flags)
@@ -200,5 +214,6 @@ def test_a_teacher_on_unlabelled_photos_is_recorded_and_needs_a_teacher(
     card = json.loads(card_path(out).read_text())
     assert card["training"]["distil"]["photo_weight"] == 0.5
     assert card["training"]["distil"]["photo_batch"] == 16
+    assert card["training"]["distil"]["photo_mining"] == 1.0
     assert card["training"]["steps"] > 0
     assert np.isfinite(card["training"]["final_distil_loss"])

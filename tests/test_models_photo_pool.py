@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from models.labelled_photos import LABELS, PHOTOS, read_labels
-from models.photo_pool import MAX_VIEW_TANGENT, content_digest, photo_pool, unlabelled_photos
+from models.photo_pool import (
+    MAX_VIEW_TANGENT,
+    MinedDraw,
+    content_digest,
+    photo_pool,
+    unlabelled_photos,
+)
 from vision.rectify import CONTEXT
 
 
@@ -62,3 +68,20 @@ def test_every_cell_of_a_located_photo_is_cut_as_the_kings_model_reads(
 def test_a_missing_photo_folder_is_named(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="checkers-8x8-aruco-damas"):
         photo_pool(tmp_path, CONTEXT, 48)
+
+
+def test_mining_draws_the_cells_read_furthest_from_the_teacher_more_often() -> None:
+    rng = np.random.default_rng(0)
+    alike = MinedDraw(10, mining=0.0)
+    alike.update(np.arange(10), np.arange(10.0))  # no power: the disagreement is ignored
+    assert np.bincount(alike.draw(rng, 10_000), minlength=10).min() > 800
+
+    mined = MinedDraw(10, mining=1.0)
+    mined.update(np.arange(9), np.r_[np.full(8, 0.01), 1.0])  # cell 8 disagrees; 9 unseen
+    counts = np.bincount(mined.draw(rng, 10_000), minlength=10)
+    # an unseen cell counts as the most disagreed; a cell read as its teacher reads it
+    # is still drawn now and then
+    assert counts[8] > 20 * counts[0] and counts[9] > 20 * counts[0]
+    assert counts[:8].min() > 0
+    with pytest.raises(ValueError, match="mining -1"):
+        MinedDraw(10, mining=-1.0)
