@@ -35,7 +35,7 @@ from models.classifier import OnnxSquareClassifier, card_path
 from models.dataset import FAMILIES, cached_set, top_limit_px, window_name
 from models.export import evaluate, export_onnx, latency_ms, quantise
 from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
-from models.net import SquareNet, conv_norm_pairs
+from models.net import SquareNet, conv_norm_pairs, shape
 from models.train import initial_net
 
 KEPT = ("classes", "height_classes", "input_size", "input", "crop_window", "normalisation",
@@ -59,7 +59,8 @@ def folded_weights(net: SquareNet) -> list[tuple[torch.Tensor, torch.Tensor]]:
 def interpolate(start: SquareNet, end: SquareNet, share: float) -> SquareNet:
     """A net whose folded weights are ``share`` of the way from ``start``'s to ``end``'s
     (0: reads as ``start``, 1: as ``end``, in eval mode). Both nets must have the same
-    layers (both read view tangents or neither, as many convolutions at full resolution)."""
+    layout (both read view tangents or neither; the same convolutions at full resolution,
+    strides and widths: :func:`models.net.shape`)."""
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"share {share} is not between 0 and 1")
     if start.views != end.views:
@@ -68,7 +69,9 @@ def interpolate(start: SquareNet, end: SquareNet, share: float) -> SquareNet:
         raise ValueError(
             f"the nets have {start.fine_convs} and {end.fine_convs} convolutions at full resolution"
         )
-    out = SquareNet(views=start.views, fine_convs=start.fine_convs)
+    if shape(start) != shape(end):
+        raise ValueError(f"the nets are laid out otherwise: {shape(start)} and {shape(end)}")
+    out = SquareNet(views=start.views, **shape(start))
     out.eval()
     with torch.no_grad():
         for (conv, norm), (weight_a, bias_a), (weight_b, bias_b) in zip(
@@ -95,6 +98,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("start", type=Path, help="the shipped model (.onnx or checkpoint)")
     parser.add_argument("end", type=Path, help="its fine-tune (.onnx or checkpoint)")
     parser.add_argument("--share", type=float, required=True, help="0: start, 1: end")
+    # a checkpoint keeps no stride: a strided pair's (models.train --second-stride) is given
+    parser.add_argument(
+        "--second-stride", type=int, default=None,
+        help="both nets' second block's stride (models.train --second-stride)",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, required=True, help="the int8 .onnx to write")
     parser.add_argument(
         "--end-card", type=Path, default=None, help="the fine-tune's card, kept in this card"
@@ -115,7 +123,10 @@ def main(argv: list[str] | None = None) -> None:
         cached_set, "synth", size=size, window=window, crowns=ns.crowns, family=ns.family
     )
     part, test = rendered(4000, seed=ns.seed), rendered(6000, seed=ns.seed + 1000)
-    nets = [initial_net(path, part, views) for path in (ns.start, ns.end)]
+    nets = [
+        initial_net(path, part, views, second_stride=ns.second_stride)
+        for path in (ns.start, ns.end)
+    ]
     fp32 = ns.out.with_suffix(".fp32.onnx")
     export_onnx(interpolate(nets[0], nets[1], ns.share), fp32, size)
     calibration = part.subset(slice(None, None, 40))

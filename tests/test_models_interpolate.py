@@ -11,10 +11,12 @@ from models.interpolate import folded_weights, interpolate  # noqa: E402  (needs
 from models.net import SquareNet  # noqa: E402
 
 
-def _trained_net(seed: int, views: bool = False, fine_convs: int = 1) -> SquareNet:
+def _trained_net(
+    seed: int, views: bool = False, fine_convs: int = 1, second_stride: int = 1
+) -> SquareNet:
     """A net with random weights and BatchNorm statistics, as training leaves them."""
     torch.manual_seed(seed)
-    net = SquareNet(views=views, fine_convs=fine_convs)
+    net = SquareNet(views=views, fine_convs=fine_convs, second_stride=second_stride)
     with torch.no_grad():
         for module in net.modules():
             if isinstance(module, torch.nn.BatchNorm2d):
@@ -30,9 +32,13 @@ def _read(net: SquareNet, crops: torch.Tensor) -> list[torch.Tensor]:
         return list(net.eval()(crops))
 
 
-@pytest.mark.parametrize("fine_convs", [1, 2])
-def test_the_ends_read_as_the_two_nets_and_the_middle_between(fine_convs: int) -> None:
-    start, end = _trained_net(1, fine_convs=fine_convs), _trained_net(2, fine_convs=fine_convs)
+@pytest.mark.parametrize(("fine_convs", "second_stride"), [(1, 1), (2, 1), (1, 2)])
+def test_the_ends_read_as_the_two_nets_and_the_middle_between(
+    fine_convs: int, second_stride: int
+) -> None:
+    start, end = (
+        _trained_net(seed, fine_convs=fine_convs, second_stride=second_stride) for seed in (1, 2)
+    )
     crops = torch.rand(6, 3, 48, 48) * 2 - 1
     for share, expected in ((0.0, start), (1.0, end)):
         for got, want in zip(
@@ -57,3 +63,5 @@ def test_refuses_a_share_outside_the_two_nets_or_nets_of_other_inputs() -> None:
         interpolate(_trained_net(1), _trained_net(2, views=True), 0.5)
     with pytest.raises(ValueError, match="1 and 2 convolutions at full resolution"):
         interpolate(_trained_net(1), _trained_net(2, fine_convs=2), 0.5)
+    with pytest.raises(ValueError, match="laid out otherwise"):
+        interpolate(_trained_net(1), _trained_net(2, second_stride=2), 0.5)
