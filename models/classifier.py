@@ -310,29 +310,12 @@ class OnnxSquareClassifier:
         :raises ValueError: the crops are not of the model's input size, or the model
             reads view tangents and none (or not one per crop) were given.
         """
-        self._check_crops(crops)
-        return self._read(crops, to_input(crops), views, strips)
-
-    def _check_crops(self, crops: np.ndarray) -> None:
-        """:raises ValueError: ``crops`` are not ``(N, H, W, 3)`` of the model's input size."""
         expected = (*self.crop_size, 3)
         if crops.ndim != 4 or crops.shape[1:] != expected:
             raise ValueError(
                 f"crops of shape {crops.shape} given; {self.path.name} expects (N, "
                 f"{expected[0]}, {expected[1]}, 3) uint8 (no silent resize)"
             )
-
-    def _read(
-        self,
-        crops: np.ndarray,
-        x: np.ndarray,
-        views: np.ndarray | None,
-        strips: np.ndarray | None = None,
-    ) -> SquarePrediction:
-        """:meth:`run` on checked ``crops`` and ``x``, the same crops as the nets' input
-        (:func:`to_input`): the kings model and the mirrored reading take rows of it
-        rather than converting their crops again (a tenth of a board's reading beside
-        the nets, on a 10x10 start)."""
         if len(crops) == 0:
             empty = np.zeros((0,))
             crowns = empty if "crown_logits" in self._output_names else None
@@ -343,7 +326,7 @@ class OnnxSquareClassifier:
         for model in (self, kings_reader):
             if model is not None and model.reads_views:
                 model._check_views(len(crops), views)
-        inputs = {"crops": x}
+        inputs = {"crops": to_input(crops)}
         if self.reads_views:
             inputs["views"] = np.asarray(views, np.float32).reshape(-1, 1)
         outputs = dict(zip(self._output_names, self.session.run(None, inputs), strict=True))
@@ -361,7 +344,7 @@ class OnnxSquareClassifier:
         may_hold = empty < EMPTY_SURE
         if kings_reader is not None:
             kings_tops, heights, crowns = self._read_pieces(
-                kings_reader, crops, x, views, may_hold, tops, heights
+                kings_reader, crops, views, may_hold, tops, heights
             )
             tops = _split_kings(_colours(tops, swapped=False), kings_tops, (0.0, 0.0))
         if colour is not None:
@@ -401,25 +384,22 @@ class OnnxSquareClassifier:
         self,
         reader: OnnxSquareClassifier,
         crops: np.ndarray,
-        x: np.ndarray,
         views: np.ndarray | None,
         may_hold: np.ndarray,
         tops: np.ndarray,
         heights: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """The kings model ``reader``'s tops, heights and crowns (:meth:`run_mirrored`;
-        ``x``: ``crops`` as the nets' input) on the squares that ``may_hold`` a piece:
-        those not read empty with :data:`EMPTY_SURE`. Any other square keeps the main
-        file's own reading (``tops``, ``heights``) and :data:`NO_CROWN`: what the kings
-        model would say there splits at most a tenth of the square between man and king.
-        ChessCog too reads pieces only on the squares its occupancy model finds occupied;
-        here the kings model was two thirds of a board's reading, and a 10x10 board has at
-        least 10 empty squares of its 50, mid-game about 30 (docs/models.md, "Only squares
-        that may hold a piece")."""
+        """The kings model ``reader``'s tops, heights and crowns (:meth:`run_mirrored`)
+        on the squares that ``may_hold`` a piece: those not read empty with
+        :data:`EMPTY_SURE`. Any other square keeps the main file's own reading (``tops``,
+        ``heights``) and :data:`NO_CROWN`: what the kings model would say there splits
+        at most a tenth of the square between man and king. ChessCog too reads pieces
+        only on the squares its occupancy model finds occupied; here the kings model was
+        two thirds of a board's reading, and a 10x10 board has at least 10 empty squares
+        of its 50, mid-game about 30 (docs/models.md, "Only squares that may hold a
+        piece")."""
         scaled = None if views is None else views * self.view_scale
-        read = reader._read_mirrored(
-            crops[may_hold], x[may_hold], None if scaled is None else scaled[may_hold]
-        )
+        read = reader.run_mirrored(crops[may_hold], None if scaled is None else scaled[may_hold])
         pieces_tops, pieces_heights = tops.copy(), heights.copy()
         pieces_tops[may_hold], pieces_heights[may_hold] = read.tops, read.heights
         crowns = None
@@ -462,24 +442,13 @@ class OnnxSquareClassifier:
         wrong (docs/models.md, "Hue and mirror"). Where the first reading is sure, a
         second changed no reading measured (docs/models.md, "Only squares that may hold
         a piece"). A lopsided window is read once."""
-        self._check_crops(crops)
-        return self._read_mirrored(crops, to_input(crops), views)
-
-    def _read_mirrored(
-        self, crops: np.ndarray, x: np.ndarray, views: np.ndarray | None
-    ) -> SquarePrediction:
-        """:meth:`run_mirrored` on checked ``crops`` and ``x``, the same as the nets' input."""
-        once = self._read(crops, x, views)
+        once = self.run(crops, views)
         if self.window.left != self.window.right:
             return once
         again = _open(once)
         if not again.any():
             return once
-        mirror = self._read(
-            crops[again, :, ::-1],
-            np.ascontiguousarray(x[again, :, :, ::-1]),
-            None if views is None else views[again],
-        )
+        mirror = self.run(crops[again, :, ::-1], None if views is None else views[again])
         tops, heights = once.tops.copy(), once.heights.copy()
         tops[again] = (tops[again] + mirror.tops) / 2
         heights[again] = (heights[again] + mirror.heights) / 2
