@@ -112,13 +112,8 @@ def distillation_loss(
     if reading_weight > 0:
         if student_height_logits is None:
             raise ValueError("distilling the readings needs the student's height logits")
-        for student, target in (
-            (student_top_logits, teacher.top_logits),
-            (student_height_logits, teacher.height_logits),
-        ):
-            loss = loss + reading_weight * _kl(
-                F.log_softmax(student, dim=1), F.log_softmax(target, dim=1)
-            )
+        rows = _reading_kl(student_top_logits, student_height_logits, teacher)
+        loss = loss + reading_weight * rows.mean()
     if colour_weight > 0:
         loss = loss + colour_weight * _kl(
             colour_log_probs(student_top_logits), colour_log_probs(teacher.top_logits)
@@ -135,21 +130,32 @@ def reading_disagreement(
     student_top_logits: torch.Tensor, student_height_logits: torch.Tensor, teacher: TeacherReading
 ) -> np.ndarray:
     """``(N,)`` each row's KL(teacher || student) over the top plus over the height
-    distribution: how far the student reads each crop from its teacher."""
-    total = np.zeros(len(student_top_logits))
+    distribution: how far the student reads each crop from its teacher (the readings
+    term of :func:`distillation_loss`, row by row)."""
     with torch.no_grad():
-        for student, target in (
-            (student_top_logits, teacher.top_logits),
-            (student_height_logits, teacher.height_logits),
-        ):
-            each = F.kl_div(
+        rows = _reading_kl(student_top_logits, student_height_logits, teacher)
+    return np.asarray(rows.numpy(), np.float64)
+
+
+def _reading_kl(
+    student_top_logits: torch.Tensor, student_height_logits: torch.Tensor, teacher: TeacherReading
+) -> torch.Tensor:
+    """``(N,)`` KL(teacher || student) over the top plus over the height distribution."""
+    return sum(
+        (
+            F.kl_div(
                 F.log_softmax(student, dim=1),
                 F.log_softmax(target, dim=1),
                 log_target=True,
                 reduction="none",
+            ).sum(dim=1)
+            for student, target in (
+                (student_top_logits, teacher.top_logits),
+                (student_height_logits, teacher.height_logits),
             )
-            total += each.sum(dim=1).numpy()
-    return total
+        ),
+        start=student_top_logits.new_zeros(len(student_top_logits)),
+    )
 
 
 def _kl(student_log_probs: torch.Tensor, teacher_log_probs: torch.Tensor) -> torch.Tensor:
