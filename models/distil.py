@@ -9,7 +9,9 @@ augmented batch, pins two things the student must keep:
   the student may move mass between man and king but not between colours;
 - its 64 features by cosine, the space the per-set start-frame prototypes are compared in;
 - where the student does the teacher's whole job (a cheaper kings model taught by the
-  shipped one), its whole readings: the top and the height distributions.
+  shipped one), its whole readings: the top and the height distributions, and where the
+  teacher has a crown probe (:mod:`models.crown_probe`), its crown log-odds, which the
+  student learns through a crown head of its own (:func:`crown_kl`).
 
 Needs torch (the optional ``train`` extra), as :mod:`models.train` does.
 """
@@ -24,6 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from models.classifier import OnnxSquareClassifier
+from models.crown_probe import OUTPUT as CROWN_OUTPUT
 from rules.observation import Top
 
 COLOUR_GROUPS = (
@@ -45,15 +48,19 @@ def colour_log_probs(top_logits: torch.Tensor) -> torch.Tensor:
 @dataclass(frozen=True)
 class TeacherReading:
     """The teacher's raw outputs on one batch: ``top_logits (N, 5)``, ``height_logits
-    (N, 9)``, ``features (N, 64)``."""
+    (N, 9)``, ``features (N, 64)``, and ``crown_logits (N,)`` where it has a crown probe."""
 
     top_logits: torch.Tensor
     height_logits: torch.Tensor
     features: torch.Tensor
+    crown_logits: torch.Tensor | None = None
 
     def rows(self, rows: slice) -> TeacherReading:
         """The reading of these rows of the batch."""
-        return TeacherReading(self.top_logits[rows], self.height_logits[rows], self.features[rows])
+        crowns = None if self.crown_logits is None else self.crown_logits[rows]
+        return TeacherReading(
+            self.top_logits[rows], self.height_logits[rows], self.features[rows], crowns
+        )
 
 
 @dataclass(frozen=True)
@@ -87,10 +94,18 @@ class Teacher:
                     f"teacher {self.classifier.path.name} reads view tangents: give views"
                 )
             feeds["views"] = views
-        top_logits, height_logits, features = self.classifier.session.run(
-            ["top_logits", "height_logits", "features"], feeds
+        names = ["top_logits", "height_logits", "features"]
+        if self.has_crowns:
+            names.append(CROWN_OUTPUT)
+        top, height, features, *crown = (
+            torch.from_numpy(a) for a in self.classifier.session.run(names, feeds)
         )
-        return TeacherReading(*(torch.from_numpy(a) for a in (top_logits, height_logits, features)))
+        return TeacherReading(top, height, features, crown[0][:, 0] if crown else None)
+
+    @property
+    def has_crowns(self) -> bool:
+        """The teacher's file has a crown probe's output (:mod:`models.crown_probe`)."""
+        return CROWN_OUTPUT in (o.name for o in self.classifier.session.get_outputs())
 
 
 def distillation_loss(
@@ -127,13 +142,19 @@ def distillation_loss(
 
 
 def reading_disagreement(
-    student_top_logits: torch.Tensor, student_height_logits: torch.Tensor, teacher: TeacherReading
+    student_top_logits: torch.Tensor,
+    student_height_logits: torch.Tensor,
+    teacher: TeacherReading,
+    student_crown_logits: torch.Tensor | None = None,
 ) -> np.ndarray:
     """``(N,)`` each row's KL(teacher || student) over the top plus over the height
-    distribution: how far the student reads each crop from its teacher (the readings
-    term of :func:`distillation_loss`, row by row)."""
+    distribution, plus over the crown where the student has a crown head
+    (``student_crown_logits``, :func:`crown_kl`): how far the student reads each crop
+    from its teacher (the readings term of :func:`distillation_loss`, row by row)."""
     with torch.no_grad():
         rows = _reading_kl(student_top_logits, student_height_logits, teacher)
+        if student_crown_logits is not None:
+            rows = rows + crown_kl(student_crown_logits, teacher)
     return np.asarray(rows.numpy(), np.float64)
 
 
@@ -156,6 +177,29 @@ def _reading_kl(
         ),
         start=student_top_logits.new_zeros(len(student_top_logits)),
     )
+
+
+def crown_kl(student_crown_logits: torch.Tensor, teacher: TeacherReading) -> torch.Tensor:
+    """``(N,)`` each row's KL(teacher || student) between the two crown probabilities,
+    the sigmoids of ``student_crown_logits (N,)`` and of the teacher's crown log-odds,
+    weighed by the teacher's odds that a piece stands there: its probe was fitted on
+    pieces alone, and says nothing of an empty square.
+
+    Session 45's strided student, taught the teacher's tops, heights and features, kept
+    the crown sticker in its features too weakly for a probe fitted afterwards to lift
+    the webcam's crowned kings (docs/models.md, "The strided kings model, photo cells
+    mined"). A crown head trained with the net on the teacher's crown log-odds asks the
+    features to carry it.
+
+    :raises ValueError: the teacher has no crown probe.
+    """
+    if teacher.crown_logits is None:
+        raise ValueError("the teacher has no crown_logits output: fit its crown probe first")
+    student, target = student_crown_logits, teacher.crown_logits
+    both = torch.stack([F.logsigmoid(student), F.logsigmoid(-student)], dim=1)
+    expected = torch.stack([F.logsigmoid(target), F.logsigmoid(-target)], dim=1)
+    piece = 1.0 - F.softmax(teacher.top_logits, dim=1)[:, Top.EMPTY]
+    return piece * F.kl_div(both, expected, log_target=True, reduction="none").sum(dim=1)
 
 
 def _kl(student_log_probs: torch.Tensor, teacher_log_probs: torch.Tensor) -> torch.Tensor:

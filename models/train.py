@@ -18,11 +18,14 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+import onnx
 import torch
 from torch import nn
 
 from models.augment import augment_batch
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier, card_path, to_input
+from models.crown_probe import OUTPUT as CROWN_OUTPUT
+from models.crown_probe import with_crown_output
 from models.dataset import (
     DEFAULT_CACHE,
     FAMILIES,
@@ -34,10 +37,11 @@ from models.dataset import (
     cached_set,
     top_limit_px,
 )
-from models.distil import Teacher, distillation_loss, reading_disagreement
+from models.distil import Teacher, crown_kl, distillation_loss, reading_disagreement
 from models.export import evaluate, export_onnx, latency_ms, quantise
 from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
 from models.net import (
+    FEATURE_SIZE,
     HEIGHT_CLASSES,
     SquareNet,
     deepened,
@@ -113,6 +117,12 @@ class TrainConfig:
     """Draw the photo cells the student reads furthest from its teacher the more often:
     the power of each cell's latest disagreement (:class:`models.photo_pool.MinedDraw`;
     0 draws them alike)."""
+    distil_crowns: float = 0.0
+    """Weight of the crown KL to the teacher's crown log-odds (:func:`models.distil.crown_kl`),
+    read by a crown head trained with the net on its features, on the renders and (times
+    ``distil_photos``) on the photo cells, with ``distil`` from a file with a crown probe.
+    The head is written into the model file as its ``crown_logits`` output, where
+    :mod:`models.crown_probe` would write a probe fitted afterwards."""
     photos: Path = SHARED_DATA
     """``../shared/data``, whose damas photos ``distil_photos`` reads."""
     views: bool = False
@@ -220,8 +230,11 @@ def lr_schedule(progress: float, warm: float = 0.03) -> float:
     return 0.5 * (1 + float(np.cos(np.pi * min((progress - warm) / (1 - warm), 1.0))))
 
 
-def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str, float]]:
-    """Train until the time budget runs out (one-cycle schedule over the estimated steps)."""
+def train_net(
+    config: TrainConfig, data: SquareSet
+) -> tuple[SquareNet, dict[str, float], nn.Linear | None]:
+    """Train until the time budget runs out (one-cycle schedule over the estimated steps);
+    the net, its figures, and with ``distil_crowns`` its crown head."""
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed + 1)
     if config.views and data.views is None:
@@ -238,8 +251,10 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     teacher = None if config.distil is None else Teacher.load(config.distil)
     pool = _photo_pool(config, teacher)
     draw = None if pool is None else MinedDraw(len(pool), config.photo_mining)
+    crown_head = _crown_head(config, teacher)
     weights = sample_weights(data, config.tower_weight, config.piece_weight)
-    optimiser = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=1e-4)
+    trained = [*net.parameters(), *([] if crown_head is None else crown_head.parameters())]
+    optimiser = torch.optim.AdamW(trained, lr=config.learning_rate, weight_decay=1e-4)
     top_loss = nn.CrossEntropyLoss(label_smoothing=0.02)
     height_loss = nn.CrossEntropyLoss()
     budget_s = config.minutes * 60
@@ -284,6 +299,7 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
             if config.views:
                 views = torch.from_numpy(views_np.astype(np.float32))[:, None]  # type: ignore[union-attr]
             top_logits, height_logits, features = net(x, views)
+            crowns = None if crown_head is None else crown_head(features)[:, 0]
             rendered, photo_rows = slice(len(index)), slice(len(index), None)
             loss = top_loss(top_logits[rendered], tops) + config.height_weight * height_loss(
                 height_logits[rendered], heights
@@ -303,12 +319,16 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
                             reading_weight=config.distil_readings,
                             student_height_logits=height_logits[rows],
                         )
+                        if crowns is not None:
+                            crown_rows = crown_kl(crowns[rows], reading.rows(rows))
+                            distil = distil + weight * config.distil_crowns * crown_rows.mean()
                 if draw is not None and extra is not None:
                     draw.update(
                         extra,
                         reading_disagreement(
                             top_logits[photo_rows], height_logits[photo_rows],
                             reading.rows(photo_rows),
+                            None if crowns is None else crowns[photo_rows],
                         ),
                     )  # fmt: skip
                 loss = loss + distil
@@ -327,7 +347,21 @@ def train_net(config: TrainConfig, data: SquareSet) -> tuple[SquareNet, dict[str
     stats = {"steps": step, "epochs": epoch, "final_loss": loss_value}
     if teacher is not None:
         stats["final_distil_loss"] = distil_value
-    return net, stats
+    return net, stats, crown_head
+
+
+def _crown_head(config: TrainConfig, teacher: Teacher | None) -> nn.Linear | None:
+    """The crown head that ``distil_crowns`` trains, starting at even odds, or None."""
+    if config.distil_crowns <= 0:
+        return None
+    if teacher is None or not teacher.has_crowns:
+        raise ValueError(
+            "--distil-crowns needs a teacher with a crown probe (python -m models.crown_probe)"
+        )
+    head = nn.Linear(FEATURE_SIZE, 1)
+    nn.init.zeros_(head.weight)
+    nn.init.zeros_(head.bias)
+    return head
 
 
 def _photo_pool(config: TrainConfig, teacher: Teacher | None) -> PhotoPool | None:
@@ -374,10 +408,11 @@ def run(config: TrainConfig) -> dict[str, object]:
     )
     test = rendered(config.test_count, seed=config.seed + 1000)
     data_s = time.monotonic() - started
-    net, train_stats = train_net(config, train)
+    net, train_stats, crown_head = train_net(config, train)
     torch.save(net.state_dict(), checkpoint_path(config))  # for --init: continue this run
     fp32_path = config.out.with_suffix(".fp32.onnx")
     export_onnx(net, fp32_path, config.size)
+    outputs = ["top_logits (N, 5)", "height_logits (N, 9)", "features (N, 64)"]
     card: dict[str, object] = {
         "model": config.out.name,
         "classes": [t.name for t in Top],
@@ -388,7 +423,7 @@ def run(config: TrainConfig) -> dict[str, object]:
         + ("; views (N, 1) float32 from vision.camera.view_tangents" if config.views else ""),
         "crop_window": WINDOWS[config.window].as_dict(),
         "normalisation": {"scale": 1 / 127.5, "offset": -1.0, "channel_order": "BGR"},
-        "outputs": ["top_logits (N, 5)", "height_logits (N, 9)", "features (N, 64)"],
+        "outputs": outputs,
         "colour": "the lighter piece colour is WHITE; per-set calibration may say otherwise",
         "parameters": parameter_count(net),
     }
@@ -407,6 +442,11 @@ def run(config: TrainConfig) -> dict[str, object]:
     chosen_path.replace(config.out)
     for leftover in (fp32_path, int8_path, card_path(fp32_path), card_path(int8_path)):
         leftover.unlink(missing_ok=True)
+    if crown_head is not None:  # the head reads the features, as a fitted probe would
+        weights = crown_head.weight.detach().numpy()[0]
+        bias = float(crown_head.bias.detach()[0])
+        onnx.save(with_crown_output(onnx.load(str(config.out)), weights, bias), config.out)
+        outputs.append(f"{CROWN_OUTPUT} (N, 1)")
     card["precision"] = (
         "int8 (static QDQ, per-channel)" if use_int8 else "fp32 (int8 lost accuracy)"
     )
@@ -464,6 +504,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                     "photo_weight": config.distil_photos,
                     "photo_batch": config.photo_batch,
                     "photo_mining": config.photo_mining,
+                    "crown_weight": config.distil_crowns,
                 },
                 "data_seconds": round(data_s, 1),
             },
@@ -551,6 +592,11 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         help="draw the photo cells the student reads furthest from its teacher more often: "
         "the power of each cell's disagreement (0: alike)",
     )  # fmt: skip
+    parser.add_argument(
+        "--distil-crowns", type=float, default=defaults.distil_crowns,
+        help="weight of the teacher's crown log-odds (KL), learnt by a crown head written "
+        "into the file, with --distil from a file with a crown probe",
+    )  # fmt: skip
     parser.add_argument("--photos", type=Path, default=defaults.photos, help="../shared/data")
     parser.add_argument(
         "--fine-convs", type=int, default=defaults.fine_convs,
@@ -580,7 +626,8 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         piece_weight=ns.piece_weight, nadir_parts=ns.nadir_parts, distil=ns.distil,
         distil_weight=ns.distil_weight, distil_features=ns.distil_features,
         distil_readings=ns.distil_readings, distil_photos=ns.distil_photos,
-        photo_batch=ns.photo_batch, photo_mining=ns.photo_mining, photos=ns.photos, views=ns.views,
+        photo_batch=ns.photo_batch, photo_mining=ns.photo_mining, distil_crowns=ns.distil_crowns,
+        photos=ns.photos, views=ns.views,
         fine_convs=ns.fine_convs, family=ns.family, stem_stride=ns.stem_stride,
         stem_channels=ns.stem_channels, second_stride=ns.second_stride,
     )  # fmt: skip

@@ -4,6 +4,7 @@ onnxruntime, the student a real SquareNet, the loss the one models.train adds.""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 
@@ -19,6 +20,7 @@ torch = pytest.importorskip("torch")
 from models.distil import (  # noqa: E402
     Teacher,
     TeacherReading,
+    crown_kl,
     distillation_loss,
     reading_disagreement,
 )
@@ -150,6 +152,7 @@ def test_train_with_a_teacher_records_it_in_the_card(tmp_path: Path) -> None:
         "photo_weight": 0.0,
         "photo_batch": 32,
         "photo_mining": 0.0,
+        "crown_weight": 0.0,
     }
     assert card["training"]["steps"] > 0
     assert np.isfinite(card["training"]["final_distil_loss"])
@@ -217,3 +220,65 @@ def test_a_teacher_on_unlabelled_photos_is_recorded_and_needs_a_teacher(
     assert card["training"]["distil"]["photo_mining"] == 1.0
     assert card["training"]["steps"] > 0
     assert np.isfinite(card["training"]["final_distil_loss"])
+
+
+def _a_crowned_teacher(tmp_path: Path, seed: int) -> Teacher:
+    """A random net's ONNX export with a crown probe's output (random weights)."""
+    import onnx
+
+    from models.crown_probe import with_crown_output
+
+    torch.manual_seed(seed)
+    path = _teacher_file(SquareNet().eval(), tmp_path / "crowned.onnx")
+    weights = np.random.default_rng(seed).normal(size=64)
+    onnx.save(with_crown_output(onnx.load(str(path)), weights, -0.5), path)
+    return Teacher.load(path)
+
+
+def test_crown_kl_is_zero_on_the_teachers_crown_odds_and_weighs_its_pieces(
+    tmp_path: Path,
+) -> None:
+    teacher = _a_crowned_teacher(tmp_path, seed=2)
+    assert teacher.has_crowns
+    reading = teacher.read(to_input(procedural_set(32, seed=5)[0]))
+    assert reading.crown_logits is not None and reading.crown_logits.shape == (32,)
+    assert torch.allclose(crown_kl(reading.crown_logits, reading), torch.zeros(32), atol=1e-6)
+    apart = crown_kl(reading.crown_logits + 2.0, reading)
+    assert (apart > 0).all()
+    # a square the teacher reads surely empty costs nothing, whatever the crown says
+    sure_empty = torch.tensor([20.0, 0.0, 0.0, 0.0, 0.0])
+    empty = TeacherReading(
+        sure_empty.expand(32, 5), reading.height_logits, reading.features, reading.crown_logits
+    )
+    assert float(crown_kl(reading.crown_logits + 2.0, empty).max()) < 1e-6
+    # the crown disagreement adds to the readings' one, row by row
+    top, height = reading.top_logits, reading.height_logits
+    plain = reading_disagreement(top, height, reading)
+    np.testing.assert_allclose(
+        reading_disagreement(top, height, reading, reading.crown_logits + 2.0) - plain,
+        apart.numpy(),
+        rtol=1e-5,
+    )
+    with pytest.raises(ValueError, match="no crown_logits"):
+        crown_kl(reading.crown_logits, dataclasses.replace(reading, crown_logits=None))
+
+
+def test_a_crown_head_is_trained_and_written_into_the_file(tmp_path: Path) -> None:
+    from models.crown_probe import OUTPUT
+    from models.train import main
+
+    teacher = _a_crowned_teacher(tmp_path, seed=3)
+    out = tmp_path / "student.onnx"
+    flags = ["--source", "procedural", "--train-count", "384", "--test-count", "100",
+             "--seed", "4", "--minutes", "0.05", "--threads", "1", "--out", str(out),
+             "--cache", str(tmp_path / "cache"), "--distil-crowns", "2"]  # fmt: skip
+    with pytest.raises(ValueError, match="crown probe"):
+        main([*flags, "--distil", str(DEFAULT_MODEL)])  # the main file has no probe
+    main([*flags, "--distil", str(teacher.classifier.path)])
+    card = json.loads(card_path(out).read_text())
+    assert card["training"]["distil"]["crown_weight"] == 2.0
+    assert f"{OUTPUT} (N, 1)" in card["outputs"]
+    student = OnnxSquareClassifier.load(out)
+    read = student.run(procedural_set(8, seed=9)[0])
+    assert read.crowns is not None and read.crowns.shape == (8,)
+    assert np.isfinite(read.crowns).all() and read.crowns.std() > 0  # the head was trained
