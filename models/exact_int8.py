@@ -9,7 +9,9 @@ squares, not 6 (docs/models.md, "The same readings on every CPU"). The same weig
 stored as uint8 around a zero point of 128 are the same numbers, and take MLAS's uint8
 by uint8 kernels, which widen to 16 bits before they multiply and do not saturate: the
 exact readings, and no slower there. Where the int8 kernels are exact the files are read
-as written (their symmetric convolutions are the fast path there).
+as written (their symmetric convolutions are the fast path there), and so is a file whose
+weights all lie within :data:`PAIR_BOUND`: no pair of them can saturate, and the fast path
+reads it exactly on AVX2 too, about a third faster (docs/models.md, "Weights within 64").
 
 Hand-written: onnxruntime has no option for it, and its quantiser's remedy for such CPUs
 (``reduce_range``, 7-bit weights) loses precision (8 errors on the same photos). The
@@ -34,6 +36,8 @@ X86 = {"x86_64", "amd64", "i386", "i686"}
 VNNI = re.compile(r"\b(avx512_vnni|avx_vnni)\b")
 ZERO_SHIFT = 128
 """int8 -> uint8 around this zero point: the same values."""
+PAIR_BOUND = 64
+"""Largest int8 weight whose products MLAS's AVX2 kernels add in pairs without saturating."""
 INT8, UINT8 = 3, 2
 """ONNX's TensorProto.DataType numbers."""
 
@@ -76,10 +80,12 @@ def readable(path: Path) -> str | bytes:
     return str(path) if converted is None else converted
 
 
-def with_unsigned_weights(model: bytes) -> bytes | None:
+def with_unsigned_weights(model: bytes, keep_bounded: bool = True) -> bytes | None:
     """The serialised ONNX ``model`` with the int8 weights of its convolutions and matrix
     products (a QDQ file's DequantizeLinear of an initializer) stored as uint8 around
-    :data:`ZERO_SHIFT`, the zero points with them; None where it has none (a float model).
+    :data:`ZERO_SHIFT`, the zero points with them; None where it has none (a float model)
+    or, with ``keep_bounded``, where every one lies within :data:`PAIR_BOUND` (read
+    exactly as written).
 
     Read and written through :func:`_onnx_subset`, not the onnx package, whose import
     (ml_dtypes' 2 s here) alone would break the model's 1 s load."""
@@ -88,7 +94,7 @@ def with_unsigned_weights(model: bytes) -> bytes | None:
     graph = parsed.graph
     initializers = {init.name: init for init in graph.initializer}
     producer = {out: node for node in graph.node for out in node.output}
-    changed = False
+    found = []
     for node in graph.node:
         if node.op_type not in ("Conv", "Gemm", "MatMul") or len(node.input) < 2:
             continue
@@ -98,10 +104,27 @@ def with_unsigned_weights(model: bytes) -> bytes | None:
         tensors = [initializers.get(name) for name in (weights.input[0], weights.input[2])]
         if any(t is None or t.data_type != INT8 for t in tensors):
             continue
+        found.append(tensors)
+    if not found or (keep_bounded and all(_within_pair_bound(w) for w, _ in found)):
+        return None
+    for tensors in found:
         for tensor in tensors:
             _shift_to_uint8(tensor)
-        changed = True
-    return parsed.SerializeToString() if changed else None
+    out: bytes = parsed.SerializeToString()
+    return out
+
+
+def _within_pair_bound(tensor: Any) -> bool:
+    """Whether no two of an int8 TensorProto's weights can overflow ``vpmaddubsw``'s
+    16 bits: every one within :data:`PAIR_BOUND`, so that 255 times any two is at most
+    32,640."""
+    return bool(np.all(np.abs(_int8_values(tensor).astype(np.int16)) <= PAIR_BOUND))
+
+
+def _int8_values(tensor: Any) -> np.ndarray:
+    if tensor.raw_data:
+        return np.frombuffer(tensor.raw_data, np.int8)
+    return np.asarray(tensor.int32_data, np.int8)
 
 
 def _shift_to_uint8(tensor: Any) -> None:

@@ -67,11 +67,18 @@ class _Calibration(CalibrationDataReader):  # type: ignore[misc]
 
 
 def quantise(
-    fp32: Path, int8: Path, calibration_crops: np.ndarray, views: np.ndarray | None = None
+    fp32: Path,
+    int8: Path,
+    calibration_crops: np.ndarray,
+    views: np.ndarray | None = None,
+    bounded: bool = False,
 ) -> None:
     """Static int8 quantisation (QDQ, per-channel weights) with onnxruntime's tools, the
     first convolution padded to four input channels (:mod:`models.channel_pad`);
-    ``views``: the calibration crops' view tangents, for a model that reads them."""
+    ``views``: the calibration crops' view tangents, for a model that reads them.
+    ``bounded``: weights within :data:`models.exact_int8.PAIR_BOUND` (onnxruntime's
+    ``reduce_range``), which AVX2 CPUs read exactly on their fast path; a net trained with
+    :func:`models.net.bound_weights` loses nothing to it."""
     prepared = fp32.with_suffix(".prep.onnx")
     quant_pre_process(str(fp32), str(prepared))
     quantize_static(
@@ -82,6 +89,7 @@ def quantise(
         per_channel=True,
         weight_type=QuantType.QInt8,
         activation_type=QuantType.QUInt8,
+        reduce_range=bounded,
     )
     prepared.unlink(missing_ok=True)
     pad_file(int8)

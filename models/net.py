@@ -10,6 +10,9 @@ import itertools
 
 import torch
 from torch import nn
+from torch.nn.utils import parametrize
+
+from models.exact_int8 import PAIR_BOUND
 
 TOP_CLASSES = 5
 """Logits over :class:`rules.observation.Top`, in its order (EMPTY first)."""
@@ -188,3 +191,49 @@ def conv_norm_pairs(net: SquareNet) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
 
 def parameter_count(net: nn.Module) -> int:
     return sum(p.numel() for p in net.parameters())
+
+
+class _OnPairBoundGrid(nn.Module):
+    """A weight rounded, per output channel, onto the grid whose largest step count is
+    :data:`models.exact_int8.PAIR_BOUND`: the int8 values the quantiser writes for it with
+    ``reduce_range`` (:func:`models.export.quantise`). The gradient passes straight
+    through the rounding (quantisation-aware training). A convolution's BatchNorm scales
+    each output channel, which moves no weight off its channel's grid, so the folded
+    weights the export writes lie on it too."""
+
+    def forward(self, weight: torch.Tensor) -> torch.Tensor:
+        peak = weight.detach().flatten(1).abs().amax(dim=1).clamp_min(1e-12)
+        step = (peak / PAIR_BOUND).reshape(-1, *([1] * (weight.dim() - 1)))
+        snapped = torch.round(weight / step) * step
+        return weight + (snapped - weight).detach()
+
+
+def _weighted_layers(net: nn.Module) -> list[nn.Module]:
+    return [m for m in net.modules() if isinstance(m, nn.Conv2d | nn.Linear)]
+
+
+def bound_weights(net: SquareNet) -> SquareNet:
+    """``net``, in place, with every convolution's and linear layer's weights read on their
+    pair-bound grid (:class:`_OnPairBoundGrid`) while it trains; :func:`baked` writes the
+    snapped values into them for the export."""
+    for layer in _weighted_layers(net):
+        parametrize.register_parametrization(layer, "weight", _OnPairBoundGrid())
+    return net
+
+
+def baked(net: SquareNet) -> SquareNet:
+    """``net``, in place, with each bound weight (:func:`bound_weights`) replaced by its
+    snapped values: an ordinary net again, whose checkpoint loads as any other."""
+    for layer in _weighted_layers(net):
+        if parametrize.is_parametrized(layer, "weight"):
+            parametrize.remove_parametrizations(layer, "weight", leave_parametrized=True)
+    return net
+
+
+def plain_state(net: nn.Module) -> dict[str, torch.Tensor]:
+    """``net``'s state with each bound weight under its own name (its values before
+    snapping), as a net of the same layout loads it: a checkpoint cut short mid-run."""
+    return {
+        key.replace("parametrizations.weight.original", "weight"): value
+        for key, value in net.state_dict().items()
+    }

@@ -44,9 +44,12 @@ from models.net import (
     FEATURE_SIZE,
     HEIGHT_CLASSES,
     SquareNet,
+    baked,
+    bound_weights,
     deepened,
     fine_conv_count,
     parameter_count,
+    plain_state,
     with_views,
 )
 from models.photo_pool import MinedDraw, PhotoPool, photo_pool
@@ -143,6 +146,11 @@ class TrainConfig:
     """The second block's first convolution's stride (:class:`models.net.SquareNet`): 2
     for a kings model that keeps its first convolution at full resolution. None: as
     ``stem_stride``, an ``init`` ``.onnx`` file's, else 1."""
+    bounded_weights: bool = False
+    """Train with every weight on its int8 grid within :data:`models.exact_int8.PAIR_BOUND`
+    (:func:`models.net.bound_weights`) and write the int8 file so: AVX2 CPUs then read it on
+    MLAS's fast path, exactly, where wider weights are read as uint8 (docs/models.md, "Weights
+    within 64")."""
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -248,6 +256,8 @@ def train_net(
         config.stem_channels,
         config.second_stride,
     )
+    if config.bounded_weights:
+        bound_weights(net)
     teacher = None if config.distil is None else Teacher.load(config.distil)
     pool = _photo_pool(config, teacher)
     draw = None if pool is None else MinedDraw(len(pool), config.photo_mining)
@@ -281,7 +291,7 @@ def train_net(
             for group in optimiser.param_groups:
                 group["lr"] = lr
             if now - saved_at > 300:  # a cut-short run still leaves its latest weights
-                torch.save(net.state_dict(), checkpoint)
+                torch.save(plain_state(net), checkpoint)
                 saved_at = now
             crops = data.crops[index]
             views_np = None if data.views is None else data.views[index]
@@ -343,7 +353,7 @@ def train_net(
                     "epoch %d step %d loss %.4f (distil %.4f) lr %.5f %.0fs",
                     *(epoch, step, loss_value, distil_value, lr, elapsed),
                 )
-    net.eval()
+    baked(net).eval()
     stats = {"steps": step, "epochs": epoch, "final_loss": loss_value}
     if teacher is not None:
         stats["final_distil_loss"] = distil_value
@@ -433,11 +443,20 @@ def run(config: TrainConfig) -> dict[str, object]:
     fp32_eval = evaluate(fp32, test, top_limit_px=top_limit)
     int8_path = config.out.with_suffix(".int8.onnx")
     calibration = train.subset(slice(None, None, max(len(train) // 1000, 1)))
-    quantise(fp32_path, int8_path, calibration.crops, calibration.views if config.views else None)
+    quantise(
+        fp32_path,
+        int8_path,
+        calibration.crops,
+        calibration.views if config.views else None,
+        bounded=config.bounded_weights,
+    )
     card_path(int8_path).write_text(json.dumps(card))
     int8 = OnnxSquareClassifier.load(int8_path)
     int8_eval = evaluate(int8, test, top_limit_px=top_limit)
-    use_int8 = int8_eval.top_error_rate <= fp32_eval.top_error_rate + config.int8_tolerance
+    # bounded weights are trained for the int8 file: it is kept whatever the tolerance says
+    use_int8 = config.bounded_weights or (
+        int8_eval.top_error_rate <= fp32_eval.top_error_rate + config.int8_tolerance
+    )
     chosen_path, chosen_eval = (int8_path, int8_eval) if use_int8 else (fp32_path, fp32_eval)
     chosen_path.replace(config.out)
     for leftover in (fp32_path, int8_path, card_path(fp32_path), card_path(int8_path)):
@@ -448,7 +467,11 @@ def run(config: TrainConfig) -> dict[str, object]:
         onnx.save(with_crown_output(onnx.load(str(config.out)), weights, bias), config.out)
         outputs.append(f"{CROWN_OUTPUT} (N, 1)")
     card["precision"] = (
-        "int8 (static QDQ, per-channel)" if use_int8 else "fp32 (int8 lost accuracy)"
+        "fp32 (int8 lost accuracy)"
+        if not use_int8
+        else "int8 (static QDQ, per-channel, weights within ±64)"
+        if config.bounded_weights
+        else "int8 (static QDQ, per-channel)"
     )
     card_path(config.out).write_text(json.dumps(card))
     shipped = OnnxSquareClassifier.load(config.out)
@@ -494,6 +517,7 @@ def run(config: TrainConfig) -> dict[str, object]:
                 "stem_stride": net.stem_stride,
                 "stem_channels": net.stem_channels,
                 "second_stride": net.second_stride,
+                "bounded_weights": config.bounded_weights,
                 "distil": None
                 if config.distil is None
                 else {
@@ -616,6 +640,10 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         help="the second block's first convolution's stride: 2 for a kings model a third"
         " the cost, its first convolution still at full resolution (default: as --stem-stride)",
     )  # fmt: skip
+    parser.add_argument(
+        "--bounded-weights", action="store_true",
+        help="train and write int8 weights within 64 steps a channel: exact on AVX2's fast path",
+    )  # fmt: skip
     ns = parser.parse_args(argv)
     return TrainConfig(
         source=ns.source, train_count=ns.train_count, train_parts=ns.train_parts,
@@ -630,6 +658,7 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m models.trai
         photos=ns.photos, views=ns.views,
         fine_convs=ns.fine_convs, family=ns.family, stem_stride=ns.stem_stride,
         stem_channels=ns.stem_channels, second_stride=ns.second_stride,
+        bounded_weights=ns.bounded_weights,
     )  # fmt: skip
 
 

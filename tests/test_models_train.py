@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from damcam.cli import app
-from models.classifier import OnnxSquareClassifier, card_path
+from models.classifier import OnnxSquareClassifier, card_path, to_input
 from models.dataset import SquareSet
 from models.procedural import procedural_set
 from rules.observation import Top
@@ -414,3 +414,62 @@ def test_a_net_strided_after_its_first_convolution_keeps_that_one_at_full_resolu
     restrided = net_from_onnx(out, crops[:200], second_stride=1)
     assert restrided.second_stride == 1
     assert torch.equal(restrided.body[1][0].weight, net.body[1][0].weight)
+
+
+def test_a_net_trained_with_bounded_weights_writes_them_into_the_int8_file(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    import onnx
+
+    from models.exact_int8 import PAIR_BOUND, float_tensors, with_unsigned_weights
+    from models.export import export_onnx, quantise
+    from models.net import SquareNet, baked, bound_weights, plain_state
+
+    crops, tops, _ = procedural_set(64, seed=5)
+    net = bound_weights(SquareNet())
+    optimiser = torch.optim.SGD(net.parameters(), lr=0.5)
+    for _ in range(2):  # the weights move off the grid; what the net reads stays on it
+        top_logits, _, _ = net(torch.from_numpy(to_input(crops)))
+        optimiser.zero_grad()
+        torch.nn.functional.cross_entropy(top_logits, torch.from_numpy(tops)).backward()
+        optimiser.step()
+    SquareNet().load_state_dict(plain_state(net))  # a checkpoint cut short mid-run loads
+    baked(net).eval()
+    fp32, int8 = tmp_path / "net.onnx", tmp_path / "net.int8.onnx"
+    export_onnx(net, fp32, 48)
+    quantise(fp32, int8, crops, bounded=True)
+    assert with_unsigned_weights(int8.read_bytes()) is None  # read as written, on any CPU
+    folded, written = float_tensors(onnx.load(fp32)), float_tensors(onnx.load(int8))
+    compared = 0
+    for name, weights in folded.items():
+        dequantised = written.get(f"{name}_DequantizeLinear_Output")
+        if dequantised is None or weights.ndim < 2:
+            continue
+        # the quantiser loses nothing: the int8 weights are the trained ones (the first
+        # convolution padded with zero input channels, models.channel_pad)
+        step = np.abs(weights.reshape(len(weights), -1)).max(axis=1) / PAIR_BOUND
+        np.testing.assert_allclose(
+            dequantised[:, : weights.shape[1]], weights, rtol=0, atol=1e-4 * step.max()
+        )
+        compared += 1
+    assert compared >= 8  # five convolutions, three linear layers
+
+
+def test_train_writes_bounded_weights_on_request(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    import onnx
+    from onnx import numpy_helper
+
+    out = tmp_path / "tiny.onnx"
+    args = [
+        "train", "--source", "procedural", "--train-count", "256", "--test-count", "100",
+        "--size", "48", "--seed", "3", "--minutes", "0.05", "--threads", "1",
+        "--out", str(out), "--cache", str(tmp_path / "cache"), "--bounded-weights",
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    card = json.loads(card_path(out).read_text())
+    assert card["training"]["bounded_weights"] is True
+    assert card["precision"] == "int8 (static QDQ, per-channel, weights within ±64)"
+    weights = [numpy_helper.to_array(i) for i in onnx.load(out).graph.initializer]
+    int8 = [w for w in weights if w.dtype == np.int8]
+    assert int8 and max(int(np.abs(w.astype(int)).max()) for w in int8) == 64
