@@ -11,8 +11,9 @@ crops and from band strips, and the tops of those taller than the crop), and one
 speed (load time, one batched call on 50 crops with one intra-op thread, as for all
 squares of a 10x10 board; wall and CPU time; the same call on a rendered 10x10 start
 position, adapted from it as the live loop reads; and where the card names a tower
-reader, its call on the 32 band strips of an 8x8 board; the CPU's name, and whether its
-int8 kernels saturate, so that the files' weights are read as uint8: models.exact_int8).
+reader, its call on the 32 band strips of an 8x8 board; the CPU's name, and the files
+whose weights are read as uint8 there, where its int8 kernels saturate and a file's
+weights lie outside the pair bound: models.exact_int8).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 from models.adapted_renders import adapted_render_figures, rendered_start
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier
 from models.dataset import FULL_TOWER, cached_set, top_limit_px, window_name
-from models.exact_int8 import cpu_name, this_cpu_saturates
+from models.exact_int8 import cpu_name, reads_as_uint8
 from models.export import evaluate, latency_ms, median_ms
 from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
 from models.tall_towers import tall_tower_figures
@@ -144,7 +145,9 @@ def main(argv: list[str] | None = None) -> None:
                 "bench": "classifier.speed",
                 "model": ns.model.name,
                 "cpu": cpu_name(),
-                "int8_weights_read_as_uint8": this_cpu_saturates(),
+                "files_read_as_uint8": [
+                    f.name for f in classifier.model_files() if reads_as_uint8(f)
+                ],
                 "size_bytes": sum(f.stat().st_size for f in classifier.model_files()),
                 "load_s": load_s,
                 "ms_per_50_crops_one_thread": wall_ms,

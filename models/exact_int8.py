@@ -80,6 +80,12 @@ def readable(path: Path) -> str | bytes:
     return str(path) if converted is None else converted
 
 
+def reads_as_uint8(path: Path) -> bool:
+    """Whether :func:`readable` rewrites the file at ``path`` on this CPU (a bench reports
+    it: the rewritten files take the slower exact kernels)."""
+    return this_cpu_saturates() and with_unsigned_weights(path.read_bytes()) is not None
+
+
 def with_unsigned_weights(model: bytes, keep_bounded: bool = True) -> bytes | None:
     """The serialised ONNX ``model`` with the int8 weights of its convolutions and matrix
     products (a QDQ file's DequantizeLinear of an initializer) stored as uint8 around

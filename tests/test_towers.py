@@ -306,11 +306,12 @@ def test_a_draughts_set_adapted_on_its_start_frame_reads_kings_from_their_band_s
     english_set: RenderedSet,
 ) -> None:
     # In the english set, the crops alone read one king as a man in each of the first two
-    # positions. Adapted from the set's start render (as the live path adapts), the
-    # model reads the strips too and gets every square right; a strip never takes king
-    # odds away (a crowned king is one disc). The kings model's own two-disc reading
-    # (height_bias) reads those kings right from the crops too (the next test); it is
-    # left out here, where the strips are tested.
+    # positions with the kings file before session 47's, which reads them right and so
+    # leaves its strips unread (BAND_READ_BELOW). Adapted from the set's start render (as
+    # the live path adapts), the model reads the strips too and gets every square right;
+    # a strip never takes king odds away (a crowned king is one disc). The kings model's
+    # own two-disc reading (height_bias) reads those kings right from the crops too (the
+    # next test); it is left out here, where the strips are tested.
     model = OnnxSquareClassifier.load()
     adapted = replace(english_set.adapted(model), height_bias=None)
     assert adapted.band_bias is not None and adapted.band_window == BAND
@@ -320,8 +321,9 @@ def test_a_draughts_set_adapted_on_its_start_frame_reads_kings_from_their_band_s
         with_strips = shot.read(adapted, geometry, CROP_PX, band=True)
         crops_only = shot.read(adapted, geometry, CROP_PX, band=False)
         assert with_strips.argmax(axis=1).tolist() == truth.tolist()
-        missed = np.flatnonzero(crops_only.argmax(axis=1) != truth)
-        assert len(missed) == 1 and truth[missed[0]] in (Top.WHITE_KING, Top.BLACK_KING)
+        kings = np.isin(truth, (Top.WHITE_KING, Top.BLACK_KING))
+        missed = crops_only.argmax(axis=1) != truth
+        assert missed.sum() <= 1 and np.all(kings[missed])
         pieces = truth != Top.EMPTY
         assert np.all(_king_odds(with_strips)[pieces] >= _king_odds(crops_only)[pieces] - 1e-3)
 
