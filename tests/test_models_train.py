@@ -18,13 +18,15 @@ from models.procedural import procedural_set
 from rules.observation import Top
 
 
-def test_train_exports_a_loadable_model_with_its_card(tmp_path: Path) -> None:
+@pytest.mark.parametrize("bounded", [False, True])
+def test_train_exports_a_loadable_model_with_its_card(tmp_path: Path, bounded: bool) -> None:
     pytest.importorskip("torch")
     out = tmp_path / "tiny.onnx"
     args = [
         "train", "--source", "procedural", "--train-count", "512", "--test-count", "200",
         "--size", "48", "--seed", "3", "--minutes", "0.1", "--threads", "1",
         "--out", str(out), "--cache", str(tmp_path / "cache"),
+        *(["--bounded-weights"] if bounded else []),
     ]  # fmt: skip
     result = CliRunner().invoke(app, args)  # damcam train: python -m models.train's parser
     assert result.exit_code == 0, result.output
@@ -42,6 +44,12 @@ def test_train_exports_a_loadable_model_with_its_card(tmp_path: Path) -> None:
     # its weights, to continue from, are named by the run's folder: another run of the
     # same model elsewhere keeps its own
     assert (tmp_path / "cache" / f"{tmp_path.name}-tiny.pt").is_file()
+    assert written["training"]["bounded_weights"] is bounded
+    if bounded:  # int8 whatever the tolerance, its weights within the pair bound
+        from models.exact_int8 import with_unsigned_weights
+
+        assert written["precision"] == "int8 (static QDQ, per-channel, weights within ±64)"
+        assert with_unsigned_weights(out.read_bytes()) is None
 
 
 def test_procedural_crops_are_seeded() -> None:
@@ -124,8 +132,11 @@ def test_a_shipped_kings_model_seeds_a_net_that_reads_it_with_views() -> None:
 
     kings = OnnxSquareClassifier.load().kings
     assert kings is not None
-    crops, _, _ = procedural_set(300, seed=5)
-    views = np.random.default_rng(5).uniform(0.0, 0.7, 300)
+    # 800 crops to compare on: on the first 100 alone one crop more or less moves the
+    # share a point (96% for the kings file before session 47, 94% for its own; 98% and
+    # 96.6% over all 800)
+    crops, _, _ = procedural_set(1000, seed=5)
+    views = np.random.default_rng(5).uniform(0.0, 0.7, 1000)
     with pytest.raises(ValueError, match="view tangents"):
         net_from_onnx(kings.path, crops[:200])
     net = net_from_onnx(kings.path, crops[:200], views[:200])  # its crown probe left behind
@@ -452,24 +463,3 @@ def test_a_net_trained_with_bounded_weights_writes_them_into_the_int8_file(tmp_p
         )
         compared += 1
     assert compared >= 8  # five convolutions, three linear layers
-
-
-def test_train_writes_bounded_weights_on_request(tmp_path: Path) -> None:
-    pytest.importorskip("torch")
-    import onnx
-    from onnx import numpy_helper
-
-    out = tmp_path / "tiny.onnx"
-    args = [
-        "train", "--source", "procedural", "--train-count", "256", "--test-count", "100",
-        "--size", "48", "--seed", "3", "--minutes", "0.05", "--threads", "1",
-        "--out", str(out), "--cache", str(tmp_path / "cache"), "--bounded-weights",
-    ]  # fmt: skip
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
-    card = json.loads(card_path(out).read_text())
-    assert card["training"]["bounded_weights"] is True
-    assert card["precision"] == "int8 (static QDQ, per-channel, weights within ±64)"
-    weights = [numpy_helper.to_array(i) for i in onnx.load(out).graph.initializer]
-    int8 = [w for w in weights if w.dtype == np.int8]
-    assert int8 and max(int(np.abs(w.astype(int)).max()) for w in int8) == 64
