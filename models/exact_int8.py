@@ -14,7 +14,9 @@ weights all lie within :data:`PAIR_BOUND`: no pair of them can saturate, and the
 reads it exactly on AVX2 too, about a third faster (docs/models.md, "Weights within 64").
 
 Hand-written: onnxruntime has no option for it, and its quantiser's remedy for such CPUs
-(``reduce_range``, 7-bit weights) loses precision (8 errors on the same photos). The
+(``reduce_range``, 7-bit weights) loses precision when applied to a trained model (8
+errors on the same photos); a model trained for it (``models.train --bounded-weights``)
+does not, and is the bounded case above. The
 file is rewritten through protobuf (onnxruntime's own dependency), not the onnx package.
 """
 
