@@ -40,6 +40,8 @@ ZERO_SHIFT = 128
 """int8 -> uint8 around this zero point: the same values."""
 PAIR_BOUND = 64
 """Largest int8 weight whose products MLAS's AVX2 kernels add in pairs without saturating."""
+WEIGHTED_OPS = ("Conv", "Gemm", "MatMul")
+"""The operators whose weights (a DequantizeLinear of an int8 initializer) MLAS multiplies."""
 INT8, UINT8 = 3, 2
 """ONNX's TensorProto.DataType numbers."""
 
@@ -104,7 +106,7 @@ def with_unsigned_weights(model: bytes, keep_bounded: bool = True) -> bytes | No
     producer = {out: node for node in graph.node for out in node.output}
     found = []
     for node in graph.node:
-        if node.op_type not in ("Conv", "Gemm", "MatMul") or len(node.input) < 2:
+        if node.op_type not in WEIGHTED_OPS or len(node.input) < 2:
             continue
         weights = producer.get(node.input[1])
         if weights is None or weights.op_type != "DequantizeLinear" or len(weights.input) < 3:
@@ -130,21 +132,22 @@ def _within_pair_bound(tensor: Any) -> bool:
 
 
 def _int8_values(tensor: Any) -> np.ndarray:
+    """An int8 TensorProto's values: its bytes, or its values kept one to an int32 (how
+    ONNX stores small tensors)."""
     if tensor.raw_data:
         return np.frombuffer(tensor.raw_data, np.int8)
     return np.asarray(tensor.int32_data, np.int8)
 
 
 def _shift_to_uint8(tensor: Any) -> None:
-    """An int8 TensorProto, in place, as uint8 :data:`ZERO_SHIFT` higher: its bytes, or its
-    values kept one to an int32 (how ONNX stores small tensors)."""
+    """An int8 TensorProto, in place, as uint8 :data:`ZERO_SHIFT` higher, stored as it was
+    (:func:`_int8_values`)."""
+    shifted = _int8_values(tensor).astype(np.int16) + ZERO_SHIFT
     if tensor.raw_data:
-        values = np.frombuffer(tensor.raw_data, np.int8).astype(np.int16) + ZERO_SHIFT
-        tensor.raw_data = values.astype(np.uint8).tobytes()
+        tensor.raw_data = shifted.astype(np.uint8).tobytes()
     else:
-        shifted = [v + ZERO_SHIFT for v in tensor.int32_data]
         del tensor.int32_data[:]
-        tensor.int32_data.extend(shifted)
+        tensor.int32_data.extend(shifted.tolist())
     tensor.data_type = UINT8
 
 

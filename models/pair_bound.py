@@ -29,9 +29,7 @@ import onnx
 from onnx import numpy_helper
 
 from models.classifier import card_path
-from models.exact_int8 import PAIR_BOUND
-
-WEIGHTED = ("Conv", "Gemm", "MatMul")
+from models.exact_int8 import PAIR_BOUND, WEIGHTED_OPS
 
 
 def bounded(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -50,7 +48,7 @@ def bounded(model: onnx.ModelProto) -> onnx.ModelProto:
         initializers[name].CopyFrom(numpy_helper.from_array(array, name))
 
     for node in graph.node:
-        if node.op_type not in WEIGHTED or len(node.input) < 2:
+        if node.op_type not in WEIGHTED_OPS or len(node.input) < 2:
             continue
         weights = producer.get(node.input[1])
         if weights is None or weights.op_type != "DequantizeLinear":

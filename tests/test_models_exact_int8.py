@@ -99,8 +99,9 @@ def test_the_shipped_main_and_kings_files_lie_within_the_bound_and_the_columns_f
 
 def test_bounding_moves_each_weight_and_bias_by_at_most_half_its_new_step() -> None:
     original = onnx.load(DEFAULT_MODEL.parent / "square_columns.onnx")
-    before, after = float_tensors(original), float_tensors(bounded(original))
-    scales = {i.name: numpy_helper.to_array(i) for i in bounded(original).graph.initializer}
+    model = bounded(original)
+    before, after = float_tensors(original), float_tensors(model)
+    scales = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     moved = 0
     for node in original.graph.node:
         if node.op_type != "DequantizeLinear" or node.input[0] not in scales:
@@ -116,7 +117,7 @@ def test_bounding_moves_each_weight_and_bias_by_at_most_half_its_new_step() -> N
 
 def test_a_file_within_the_bound_stays_as_it_is() -> None:
     once = bounded(onnx.load(DEFAULT_MODEL.parent / "square_columns.onnx"))
-    twice = bounded(once)
-    assert float_tensors(twice).keys() == float_tensors(once).keys()
-    for key, value in float_tensors(once).items():
-        np.testing.assert_array_equal(float_tensors(twice)[key], value, err_msg=key)
+    values, again = float_tensors(once), float_tensors(bounded(once))
+    assert again.keys() == values.keys()
+    for key, value in values.items():
+        np.testing.assert_array_equal(again[key], value, err_msg=key)
