@@ -1,5 +1,7 @@
 """One table's calibration, saved as JSON: where the board is, which way White faces, and
-the colours of its squares and pieces, all learned from one image of the start position.
+the colours of its squares and pieces, all learned from one image of the start position,
+and that image itself, from which the square classifier adapts to the set when the table
+is read again (``pi.wiring.adapted_to_table``).
 
 In the start position every square's content is known (rules: ``Position.initial``), so
 the empty playable squares and both sides' men are measured directly; that is what lets
@@ -8,17 +10,21 @@ green/red or purple/teal sets work as well as black/white ones.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 from pathlib import Path
 
+import cv2
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from calibration.intrinsics import CameraIntrinsics
 from rules.observation import Top
 from rules.position import Position
 from rules.variants import Variant
+from vision.camera import Undistorter
 from vision.locate import BoardLocation, BoardNotFound, Image
 from vision.observe import ObserverConfig, Registration, locate
 from vision.orient import bottom_facing_turn, parity_turns
@@ -83,6 +89,46 @@ class TableCalibration(BaseModel):
     intrinsics: CameraIntrinsics | None = Field(
         default=None, description="camera intrinsics when measured (damcam calibrate intrinsics)"
     )
+    start_image: str | None = Field(
+        default=None,
+        description="the start-position image calibrated from, before any undistortion: "
+        "base64 of its image file; the square classifier adapts to the set from it",
+    )
+
+    @field_validator("start_image")
+    @classmethod
+    def _base64(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                base64.b64decode(value, validate=True)
+            except binascii.Error as exc:
+                raise ValueError(f"start_image is not base64 ({exc})") from None
+        return value
+
+    def with_start_image(self, encoded: bytes) -> TableCalibration:
+        """This calibration keeping ``encoded``, the image file (JPEG, PNG, WebP) of the start
+        position it was calibrated from (:func:`encode_frame` for a frame with no file)."""
+        return self.model_copy(update={"start_image": base64.b64encode(encoded).decode("ascii")})
+
+    def start_frame(self) -> Image | None:
+        """The start-position image this table was calibrated from, undistorted where the
+        table has intrinsics; None where the file keeps none (written before session 48).
+
+        :raises CalibrationError: the kept image does not decode.
+        """
+        if self.start_image is None:
+            return None
+        encoded = np.frombuffer(base64.b64decode(self.start_image), np.uint8)
+        frame = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+        if frame is None:
+            raise CalibrationError("the calibration's start_image does not decode as an image")
+        intrinsics = self.registration().intrinsics
+        if intrinsics is None:
+            return np.asarray(frame, np.uint8)
+        try:
+            return Undistorter(intrinsics)(np.asarray(frame, np.uint8))
+        except ValueError as exc:
+            raise CalibrationError(f"the calibration's start_image: {exc}") from None
 
     def registration(self) -> Registration:
         intrinsics = self.intrinsics.intrinsics() if self.intrinsics is not None else None
@@ -104,6 +150,15 @@ class TableCalibration(BaseModel):
             raise CalibrationError(f"cannot read calibration {path}: {error.strerror}") from error
         except ValidationError as error:
             raise CalibrationError(f"bad calibration file {path}: {error}") from error
+
+
+def encode_frame(frame: Image) -> bytes:
+    """A frame with no image file of its own (a video's, a camera's), as lossless WebP: the
+    very pixels the table was calibrated from, in a third of PNG's bytes."""
+    ok, encoded = cv2.imencode(".webp", frame, [cv2.IMWRITE_WEBP_QUALITY, 101])  # 101: lossless
+    if not ok:
+        raise CalibrationError("the start frame could not be encoded as WebP")
+    return encoded.tobytes()
 
 
 def start_tops(variant: Variant) -> list[Top]:

@@ -40,8 +40,9 @@ class VisionUnavailableError(RuntimeError):
 def vision_recognizer(settings: Settings) -> Recognizer:
     """Vision for the table: frame -> Observation, with the table's calibration.
 
-    With a calibration file in the settings, vision reads with its colour prototypes and
-    orientation. Without one, the table calibrates itself from the first frame that shows
+    With a calibration file in the settings, vision reads with its orientation and the
+    model adapted from the start image the file keeps (its colour prototypes where it keeps
+    none). Without one, the table calibrates itself from the first frame that shows
     the start position (as an arbiter calibrates when the pieces are set up); frames before
     that read as "board not found", so the live loop carries on.
 
@@ -60,34 +61,40 @@ def vision_recognizer(settings: Settings) -> Recognizer:
 def observer_for(
     variant: Variant, table: TableCalibration, start_frame: Image | None = None
 ) -> Observer:
-    """Vision with this table's calibration. Given the start-position frame the table was
-    calibrated from, the square classifier model adapted to this set from that frame (it
-    reads renders and the labelled photos better than the colour prototypes, and tells
-    kings: docs/models.md); from a calibration file alone (colours only), or without a
-    model file, the colour prototypes."""
+    """Vision with this table's calibration, reading with the square classifier model
+    adapted to this set from its start-position frame (default: the image the calibration
+    keeps). The model reads renders and the labelled photos better than the colour
+    prototypes, and tells kings (docs/models.md); those read where there is no start frame
+    or no model file (logged)."""
     config = ObserverConfig()
     classifier: SquareClassifier = PrototypeClassifier(table.prototypes())
-    if start_frame is not None:
-        adapted = _adapted_model(start_frame, variant, table, config)
-        if adapted is not None:
-            classifier = adapted
+    try:
+        classifier = adapted_to_table(OnnxSquareClassifier.load(), variant, table, start_frame)
+    except (ModelFileError, CalibrationError) as exc:
+        log.warning("reading with the colour prototypes: %s", exc)
     return Observer(config, variant, table.registration(), classifier)
 
 
-def _adapted_model(
-    frame: Image, variant: Variant, table: TableCalibration, config: ObserverConfig
-) -> OnnxSquareClassifier | None:
-    """The shipped model adapted from a start-position frame, or None (logged) where the
-    model file is missing or the board is not found again in that frame."""
-    try:
-        model = OnnxSquareClassifier.load()
-    except ModelFileError as exc:
-        log.warning("reading with the colour prototypes: %s", exc)
-        return None
-    found = locate(frame, variant.size, config.markers)
+def adapted_to_table(
+    model: OnnxSquareClassifier,
+    variant: Variant,
+    table: TableCalibration,
+    start_frame: Image | None = None,
+) -> OnnxSquareClassifier:
+    """``model`` adapted to this table's set from its start-position frame (default: the
+    image the calibration keeps), under the calibration's turn.
+
+    :raises CalibrationError: there is no start frame, or no board in it.
+    """
+    frame = table.start_frame() if start_frame is None else start_frame
+    if frame is None:
+        raise CalibrationError(
+            "the calibration keeps no start image (written before they did): "
+            "calibrate again with damcam calibrate to read with the model"
+        )
+    found = locate(frame, variant.size, ObserverConfig().markers)
     if isinstance(found, BoardNotFound):
-        log.warning("reading with the colour prototypes: %s", found.reason)
-        return None
+        raise CalibrationError(f"the calibration's start image: {found.reason}")
     registration = table.registration()
     return model.adapted_on_frame(
         frame,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -32,6 +32,9 @@ class BoardReading:
     fen: str
     method: str
     checker_contrast: float
+    notes: tuple[str, ...] = ()
+    """What the reader of this reading should know (not in :meth:`as_json`, whose keys the
+    CLI contract fixes): a calibration whose turn this image contradicts."""
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -59,8 +62,22 @@ def read_image(
     found = locate(image, geometry.size, config.markers)
     if isinstance(found, BoardNotFound):
         return found
+    parity = parity_turns(image, found, geometry)
+    notes: tuple[str, ...] = ()
     if registration is None:
-        registration = Registration(bottom_facing_turn(found, parity_turns(image, found, geometry)))
+        registration = Registration(bottom_facing_turn(found, parity))
+    elif registration.turns not in parity:
+        # A calibration holds one fixed camera's turn. Read under it, this image's pieces
+        # would stand on the light squares: every playable cell would be read off a light
+        # square (a quarter-turned photo read all 32 as Black men). Read it as an
+        # uncalibrated image is read, and say so.
+        turned = bottom_facing_turn(found, parity)
+        notes = (
+            f"the calibration's turn {registration.turns} puts the playable squares on this "
+            f"image's light squares (the camera or board turned since calibration?); read "
+            f"with turn {turned}, as without calibration",
+        )
+        registration = replace(registration, turns=turned)
     turns = registration.turns
     if classifier is not None:  # the model reads its own window, and the view tangents
         probs = read_squares(
@@ -89,6 +106,7 @@ def read_image(
         fen=_fen(variant, tops),
         method=found.method,
         checker_contrast=checker_contrast(image, found),
+        notes=notes,
     )
 
 

@@ -19,6 +19,7 @@ from calibration.table import (
     CalibrationError,
     TableCalibration,
     calibrate_start_position,
+    encode_frame,
 )
 from rules import find_variant
 from rules.variants import Variant
@@ -80,14 +81,16 @@ def read_command(
         str,
         typer.Option(
             "--reader",
-            help="'colours' (learned from the image or calibration) or 'model' (the ONNX "
-            "classifier, which also reads crowns and towers).",
+            help="'model' (the ONNX classifier, adapted to the set from the start image the "
+            "calibration keeps; it also reads crowns and towers), 'colours' (learned from "
+            "the image or calibration), or 'auto': the model where a calibration keeps its "
+            "start image, else colours.",
         ),
-    ] = "colours",
+    ] = "auto",
 ) -> None:
     """Read the position in one image; exit 1 when no board is found."""
-    if reader not in ("colours", "model"):
-        raise _fail(f"unknown reader {reader!r}: use 'colours' or 'model'")
+    if reader not in ("auto", "colours", "model"):
+        raise _fail(f"unknown reader {reader!r}: use 'auto', 'colours' or 'model'")
     frame = _first_frame(image)
     raw_size = (frame.shape[1], frame.shape[0])
     table = None
@@ -98,10 +101,7 @@ def read_command(
             raise _fail(str(exc)) from None
         if table.intrinsics is not None:
             frame = _undistort(frame, table.intrinsics, calibration)
-    # Colours are the default while they read better than the ONNX model (docs/models.md:
-    # the model still confuses men and kings); a calibration's colour prototypes know which
-    # colour is White at this table, so they take over when one is given.
-    model = _onnx_classifier() if reader == "model" and table is None else None
+    model = _reading_model(reader, table, calibration)
     names = [variant] if variant else [table.variant] if table else list(DEFAULT_VARIANTS)
     reasons, readings = [], []
     for name in names:
@@ -119,6 +119,8 @@ def read_command(
             readings.append(result)
     if readings:
         best = max(readings, key=lambda r: r.checker_contrast)
+        for note in best.notes:
+            err.print(f"[yellow]warning:[/yellow] {calibration}: {note}")
         if table is not None and table.intrinsics is not None:
             # Corners are reported in the photo as given, not in its undistorted copy.
             lens = table.intrinsics.intrinsics().for_size(*raw_size)
@@ -193,6 +195,7 @@ def calibrate_command(
     if white not in ("light", "dark", "auto"):
         raise _fail(f"--white must be light, dark or auto, not {white!r}")
     frame = _first_frame(path)
+    start_image = path.read_bytes() if cv2.haveImageReader(str(path)) else encode_frame(frame)
     camera = None
     if intrinsics is not None:
         try:
@@ -209,6 +212,8 @@ def calibrate_command(
         )
     except CalibrationError as exc:
         raise _fail(str(exc), code=1) from None
+    # The image as given (before undistortion; a photo's own bytes), for the model to adapt from
+    table = table.with_start_image(start_image)
     if camera is not None:
         table = table.model_copy(update={"intrinsics": camera})
     out = out or Path("calibration.json")
@@ -293,6 +298,27 @@ def markers_command(out: Path, size: int, square_mm: float, dpi: int) -> None:
     if not cv2.imwrite(str(out), sheet):
         raise _fail(f"cannot write {out}")
     typer.echo(f"wrote {out} ({sheet.shape[1]}x{sheet.shape[0]} px at {dpi} dpi)")
+
+
+def _reading_model(
+    reader: str, table: TableCalibration | None, calibration: Path | None
+) -> OnnxSquareClassifier | None:
+    """The model ``damcam read`` reads with, None for the colour prototypes. Colours stay
+    the default without a calibration: unadapted, the model reads the damas set's tall
+    men as kings (docs/models.md, "Which reader vision uses"). With one that keeps its
+    start image the model adapts to the set from it, and reads the labelled photos far
+    better than the calibration's colours do."""
+    if reader == "colours" or (reader == "auto" and (table is None or table.start_image is None)):
+        return None
+    model = _onnx_classifier()
+    if table is None:
+        return model
+    from pi.wiring import adapted_to_table
+
+    try:
+        return adapted_to_table(model, _variant(table.variant), table)
+    except CalibrationError as exc:
+        raise _fail(f"{calibration}: {exc}") from None
 
 
 def _onnx_classifier() -> OnnxSquareClassifier:
