@@ -92,6 +92,14 @@ def test_with_its_start_image_the_calibration_reads_with_the_adapted_model(
     assert code == 2 and "old.json" in printed and "keeps no start image" in printed
 
 
+def test_without_calibration_the_default_reader_is_the_model(tmp_path: Path) -> None:
+    photo = _start_photo(tmp_path)
+    code, by_default, _ = _read(photo)
+    code_model, by_model, _ = _read(photo, "--reader", "model")
+    assert code == code_model == 0 and by_default == by_model is not None
+    assert by_model["fen"] == Position.initial(RUSSIAN).fen()  # type: ignore[index]
+
+
 def test_a_kept_image_that_is_not_one_is_named(tmp_path: Path) -> None:
     photo = _start_photo(tmp_path)
     table = _calibrate(photo, tmp_path / "table.json")
