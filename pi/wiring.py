@@ -64,8 +64,8 @@ def observer_for(
     """Vision with this table's calibration, reading with the square classifier model
     adapted to this set from its start-position frame (default: the image the calibration
     keeps). The model reads renders and the labelled photos better than the colour
-    prototypes, and tells kings (docs/models.md); those read where there is no start frame
-    or no model file (logged)."""
+    prototypes, and tells kings (docs/models.md); the prototypes read where there is no
+    start frame or no model file (logged)."""
     config = ObserverConfig()
     classifier: SquareClassifier = PrototypeClassifier(table.prototypes())
     try:
