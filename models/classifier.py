@@ -11,8 +11,10 @@ or Black (and gives the features the per-set prototypes live in), and the kings 
 which reads the view tangents, says man or king and how tall the stack is. So a model
 that learns kings and heights cannot move the colours that the real sets' calibration
 was measured with (every fine-tune of one network did: docs/models.md). It may also
-name ``columns_model`` (the kings model of column games) and ``towers_model`` (the tower
-reader, :mod:`models.towers`: column games' heights from band strips).
+name ``columns_model`` (the kings model of column games), ``towers_model`` (the tower
+reader, :mod:`models.towers`: column games' heights from band strips) and
+``quick_kings_model``, a draughts kings model half as dear that reads every piece first
+(:attr:`OnnxSquareClassifier.first_look`).
 """
 
 from __future__ import annotations
@@ -109,6 +111,12 @@ learnt from labels smoothed by 0.02), so the 0.99 this was set to never held; no
 of the held-out renders or the labelled photos reads empty above 0.79 (0.57 adapted)."""
 NO_CROWN = -20.0
 """The crown log-odds of a square the kings model does not read (sure empty): no sticker."""
+SECOND_LOOK_OPEN = 0.15
+"""A piece whose first look (:attr:`OnnxSquareClassifier.first_look`) leaves its king
+share past this either way (between 0.15 and 0.85 king) is read again by the kings model.
+On the rendered 10x10 start about one piece in ten is; the held-out renders and labelled
+photos read as well as with the kings model alone or better (docs/models.md, "A first
+look by a quick kings model")."""
 HEAD_COLOUR_WEIGHT = 0.5
 """An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
 the trained head's to this power: the head alone knows renders' occupancy best, the
@@ -127,6 +135,44 @@ class SquarePrediction:
     heights: np.ndarray
     features: np.ndarray
     crowns: np.ndarray | None = None
+
+    def with_rows(self, rows: np.ndarray, other: SquarePrediction) -> SquarePrediction:
+        """This prediction with ``other``'s tops, heights and crowns in ``rows`` (bool)."""
+        tops, heights = self.tops.copy(), self.heights.copy()
+        tops[rows], heights[rows] = other.tops, other.heights
+        crowns = self.crowns
+        if crowns is not None and other.crowns is not None:
+            crowns = crowns.copy()
+            crowns[rows] = other.crowns
+        return SquarePrediction(tops, heights, self.features, crowns)
+
+
+@dataclass(frozen=True)
+class _MainReading:
+    """The main file's reading of some crops (:meth:`OnnxSquareClassifier._main_reading`):
+    its tops, heights, features and crowns; an adapted reader's colour (empty / White /
+    Black) and the pieces' chromaticity shares; and the squares that may hold a piece
+    (not read empty with :data:`EMPTY_SURE`)."""
+
+    tops: np.ndarray
+    heights: np.ndarray
+    features: np.ndarray
+    crowns: np.ndarray | None
+    colour: np.ndarray | None
+    shares: tuple[np.ndarray, np.ndarray] | None
+    may_hold: np.ndarray
+
+    def at(self, rows: np.ndarray) -> _MainReading:
+        """The reading of the crops in ``rows``."""
+        return _MainReading(
+            self.tops[rows],
+            self.heights[rows],
+            self.features[rows],
+            _at(self.crowns, rows),
+            _at(self.colour, rows),
+            None if self.shares is None else (self.shares[0][rows], self.shares[1][rows]),
+            self.may_hold[rows],
+        )
 
 
 @dataclass(frozen=True)
@@ -194,6 +240,19 @@ class OnnxSquareClassifier:
     changed no reading of the labelled photos or of the crowned sets of tall men
     (docs/models.md, "Two discs from the kings model's own height reading")."""
 
+    first_look: OnnxSquareClassifier | None = None
+    """This reader with the card's ``quick_kings_model`` for its kings model, adapted
+    beside it: in a draughts game it reads every piece, and the pieces it leaves between
+    man and king (:data:`SECOND_LOOK_OPEN`) the kings model reads again (:meth:`run`).
+    The quick model strides its second convolution: a quarter of the kings model's
+    compute past it, and alone it reads the held-out renders' draughts pieces worse
+    (3.5% of squares wrong against 2.7%) and 6 labelled photo squares wrong against 3."""
+
+    mirrored: bool = True
+    """The kings model reads the crops it leaves open once more, mirrored
+    (:meth:`run_mirrored`); the :attr:`first_look` reads once, adapted as it reads, since
+    the kings model reads again what it leaves open."""
+
     band_bias: float | None = None
     """Set by :meth:`adapted_on_frame` where the tower reader reads a draughts game's
     start frame: its most two-disc-like man's log-odds of two discs over one (from his
@@ -232,7 +291,7 @@ class OnnxSquareClassifier:
             if card.get("towers_model")
             else None
         )
-        return cls(
+        reader = cls(
             session,
             path,
             (height, width),
@@ -241,6 +300,10 @@ class OnnxSquareClassifier:
             columns=columns,
             tower_reader=tower_reader,
         )
+        quick = cls._load_companion(path, card, "quick_kings_model")
+        if quick is None:
+            return reader
+        return replace(reader, first_look=replace(reader, kings=quick, mirrored=False))
 
     @classmethod
     def _load_companion(
@@ -259,8 +322,10 @@ class OnnxSquareClassifier:
         return companion
 
     def model_files(self) -> list[Path]:
-        """This model's file, then its kings, columns and tower models', where it has them."""
-        companions = [m for m in (self.kings, self.columns) if m is not None]
+        """This model's file, then its kings, quick kings, columns and tower models', where
+        it has them."""
+        quick = None if self.first_look is None else self.first_look.kings
+        companions = [m for m in (self.kings, quick, self.columns) if m is not None]
         towers = [] if self.tower_reader is None else [self.tower_reader.path]
         return [self.path] + [f for m in companions for f in m.model_files()] + towers
 
@@ -322,39 +387,69 @@ class OnnxSquareClassifier:
             return SquarePrediction(
                 np.zeros((0, len(Top))), np.zeros((0, 9)), np.zeros((0, 64)), crowns
             )
-        kings_reader = self._kings_reader
-        for model in (self, kings_reader):
+        for model in (self, self._kings_reader):
             if model is not None and model.reads_views:
                 model._check_views(len(crops), views)
+        main = self._main_reading(crops, views)
+        first_look = None if self.towers else self.first_look
+        if first_look is None:
+            return self._pieces(main, crops, views, strips)
+        first = first_look._pieces(main, crops, views, strips)
+        again = _between_man_and_king(first.tops)
+        if not again.any():
+            return first
+        second = self._pieces(main.at(again), crops[again], _at(views, again), _at(strips, again))
+        return first.with_rows(again, second)
+
+    def _main_reading(self, crops: np.ndarray, views: np.ndarray | None) -> _MainReading:
+        """This file's reading of ``crops``, in this set's colours where adapted."""
         inputs = {"crops": to_input(crops)}
         if self.reads_views:
             inputs["views"] = np.asarray(views, np.float32).reshape(-1, 1)
         outputs = dict(zip(self._output_names, self.session.run(None, inputs), strict=True))
         tops = softmax(outputs["top_logits"])
-        heights = softmax(outputs["height_logits"])
-        features = outputs["features"]
         crowns = outputs.get("crown_logits")
-        crowns = None if crowns is None else crowns[:, 0]
-        colour = self._set_colour(features, tops)
+        colour = self._set_colour(outputs["features"], tops)
         shares = None
         if colour is not None and self.chromaticity is not None:
             shares = self.chromaticity.shares(crops)  # read once, for both cues
             colour = self.chromaticity.occupied(colour, shares)
         empty = tops[:, Top.EMPTY] if colour is None else colour[:, 0]
-        may_hold = empty < EMPTY_SURE
+        return _MainReading(
+            tops,
+            softmax(outputs["height_logits"]),
+            outputs["features"],
+            None if crowns is None else crowns[:, 0],
+            colour,
+            shares,
+            empty < EMPTY_SURE,
+        )
+
+    def _pieces(
+        self,
+        main: _MainReading,
+        crops: np.ndarray,
+        views: np.ndarray | None,
+        strips: np.ndarray | None,
+    ) -> SquarePrediction:
+        """The main file's reading ``main`` with man or king and height from this reader's
+        kings model, weighed with this set's cues."""
+        tops, heights, crowns, colour = main.tops, main.heights, main.crowns, main.colour
+        kings_reader = self._kings_reader
         if kings_reader is not None:
             kings_tops, heights, crowns = self._read_pieces(
-                kings_reader, crops, views, may_hold, tops, heights
+                kings_reader, crops, views, main.may_hold, tops, heights
             )
             tops = _split_kings(_colours(tops, swapped=False), kings_tops, (0.0, 0.0))
         if colour is not None:
-            crowned = self._crown_odds(crowns, views) + self._height_king_odds(heights, may_hold)
+            crowned = self._crown_odds(crowns, views)
+            crowned = crowned + self._height_king_odds(heights, main.may_hold)
             crowned = crowned + self._band_king_odds(views, strips, self._tippable(tops, crowned))
-            if self.chromaticity is not None and shares is not None:
+            if self.chromaticity is not None and main.shares is not None:
                 men = _man_share(_split_kings(colour, tops, self.king_bias, crowned))
-                colour = self.chromaticity.resplit(colour, shares, men)
+                colour = self.chromaticity.resplit(colour, main.shares, men)
             tops = _split_kings(colour, tops, self.king_bias, crowned)
-        return SquarePrediction(tops, heights, features, crowns)
+        return SquarePrediction(tops, heights, main.features, crowns)
 
     def _set_colour(self, features: np.ndarray, tops: np.ndarray) -> np.ndarray | None:
         """(N, 3) empty / White / Black of an adapted reader: the start frame's
@@ -389,17 +484,17 @@ class OnnxSquareClassifier:
         tops: np.ndarray,
         heights: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """The kings model ``reader``'s tops, heights and crowns (:meth:`run_mirrored`)
-        on the squares that ``may_hold`` a piece: those not read empty with
-        :data:`EMPTY_SURE`. Any other square keeps the main file's own reading (``tops``,
-        ``heights``) and :data:`NO_CROWN`: what the kings model would say there splits
-        at most a tenth of the square between man and king. ChessCog too reads pieces
-        only on the squares its occupancy model finds occupied; here the kings model was
-        two thirds of a board's reading, and a 10x10 board has at least 10 empty squares
-        of its 50, mid-game about 30 (docs/models.md, "Only squares that may hold a
-        piece")."""
+        """The kings model ``reader``'s tops, heights and crowns (:meth:`_kings_reading`)
+        on the squares that ``may_hold`` a piece:
+        those not read empty with :data:`EMPTY_SURE`. Any other square keeps the main
+        file's own reading (``tops``, ``heights``) and :data:`NO_CROWN`: what the kings
+        model would say there splits at most a tenth of the square between man and king.
+        ChessCog too reads pieces only on the squares its occupancy model finds occupied;
+        here the kings model was two thirds of a board's reading, and a 10x10 board has at
+        least 10 empty squares of its 50, mid-game about 30 (docs/models.md, "Only squares
+        that may hold a piece")."""
         scaled = None if views is None else views * self.view_scale
-        read = reader.run_mirrored(crops[may_hold], None if scaled is None else scaled[may_hold])
+        read = self._kings_reading(reader, crops[may_hold], _at(scaled, may_hold))
         pieces_tops, pieces_heights = tops.copy(), heights.copy()
         pieces_tops[may_hold], pieces_heights[may_hold] = read.tops, read.heights
         crowns = None
@@ -432,6 +527,13 @@ class OnnxSquareClassifier:
         odds = np.clip(_two_disc_log_odds(heights) - self.height_bias, 0.0, HEIGHT_KING_LIMIT)
         out: np.ndarray = np.where(may_hold, odds, 0.0)
         return out
+
+    def _kings_reading(
+        self, reader: OnnxSquareClassifier, crops: np.ndarray, views: np.ndarray | None
+    ) -> SquarePrediction:
+        """The kings model ``reader``'s reading of ``crops``: :meth:`run_mirrored`, or
+        :meth:`run` where this reader reads once (:attr:`mirrored`)."""
+        return reader.run_mirrored(crops, views) if self.mirrored else reader.run(crops, views)
 
     def run_mirrored(self, crops: np.ndarray, views: np.ndarray | None = None) -> SquarePrediction:
         """:meth:`run`, and where that reading leaves man or king or the height open
@@ -603,9 +705,15 @@ class OnnxSquareClassifier:
         (:class:`models.chromaticity.PieceChromaticity`), but not in a column game
         (``towers``): a tower's side shows the colours under its top, and its kings'
         tops are striped. The kings model is the family's (:meth:`for_variant`), its unit
-        of height the men's (:attr:`view_scale`)."""
+        of height the men's (:attr:`view_scale`). A draughts reader's :attr:`first_look`
+        is adapted on the same crops, by its own kings model."""
         men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
-        family = self.for_variant(towers)
+        first_look = None
+        if self.first_look is not None and not towers:
+            first_look = self.first_look.adapted(
+                crops, tops, views, nearest=nearest, head_weight=head_weight
+            )
+        family = replace(self.for_variant(towers), first_look=None)
         scale = family._man_height(crops[men], views[men]) if views is not None else 1.0
         start = replace(family, view_scale=scale).run(crops, views)
         features = start.features
@@ -648,6 +756,7 @@ class OnnxSquareClassifier:
             view_scale=scale,
             crown_bias=crown_bias,
             height_bias=height_bias,
+            first_look=first_look,
         )
 
     def adapted_on_frame(
@@ -663,7 +772,9 @@ class OnnxSquareClassifier:
     ) -> OnnxSquareClassifier:
         """:meth:`adapted` on a start-position frame, cut at this model's crop size and
         window, with the cells' view tangents; ``tops`` in Square order. In a draughts
-        game with a tower reader, the start frame's band strips set :attr:`band_bias`."""
+        game with a tower reader, the start frame's band strips set :attr:`band_bias`, and
+        its :attr:`first_look`'s from the same strips, which the caller cuts at this
+        reader's scale of the view tangents."""
         crops, views = crops_and_views(
             frame,
             location,
@@ -686,10 +797,15 @@ class OnnxSquareClassifier:
             camera=camera,
             window=self.tower_reader.window,
         )
-        odds = adapted._two_disc_odds(views, strips)
-        assert odds is not None  # a draughts game's reader, with strips
         men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
-        return replace(adapted, band_bias=float(odds[men].max()) + BAND_MARGIN)
+
+        def band_biased(reader: OnnxSquareClassifier) -> OnnxSquareClassifier:
+            odds = reader._two_disc_odds(views, strips)
+            assert odds is not None  # a draughts game's reader, with strips
+            return replace(reader, band_bias=float(odds[men].max()) + BAND_MARGIN)
+
+        first_look = None if adapted.first_look is None else band_biased(adapted.first_look)
+        return replace(band_biased(adapted), first_look=first_look)
 
     def _man_height(self, men: np.ndarray, views: np.ndarray) -> float:
         """The men's height in synth discs, from crops of men: a man H tall seen through
@@ -703,7 +819,7 @@ class OnnxSquareClassifier:
             return 1.0
         single = np.array(
             [
-                kings_reader.run_mirrored(men, views * scale).heights[:, 1].mean()
+                self._kings_reading(kings_reader, men, views * scale).heights[:, 1].mean()
                 for scale in VIEW_SCALES
             ]
         )
@@ -766,6 +882,20 @@ def _open(reading: SquarePrediction) -> np.ndarray:
     split_open = np.minimum(share, 1.0 - share) > MIRROR_OPEN
     out: np.ndarray = split_open | (reading.heights.max(axis=1) < 1.0 - MIRROR_OPEN)
     return out
+
+
+def _between_man_and_king(tops: np.ndarray) -> np.ndarray:
+    """(N,) bool: the likely pieces whose ``tops`` leave man or king open
+    (:data:`SECOND_LOOK_OPEN`)."""
+    pieces = 1.0 - tops[:, Top.EMPTY]
+    share = (tops[:, Top.WHITE_KING] + tops[:, Top.BLACK_KING]) / np.maximum(pieces, 1e-9)
+    out: np.ndarray = (pieces > 0.5) & (np.minimum(share, 1.0 - share) > SECOND_LOOK_OPEN)
+    return out
+
+
+def _at(values: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
+    """``values[rows]``, or None."""
+    return None if values is None else values[rows]
 
 
 def _colours_swapped(tops: np.ndarray) -> np.ndarray:

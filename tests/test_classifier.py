@@ -15,6 +15,7 @@ from models.classifier import (
     EMPTY_SURE,
     MIRROR_OPEN,
     NO_CROWN,
+    SECOND_LOOK_OPEN,
     ModelFileError,
     OnnxSquareClassifier,
     card_path,
@@ -141,6 +142,7 @@ def test_the_kings_model_reads_only_squares_that_may_hold_a_piece(
     v = find_variant("international")
     stacks = {sq: (WHITE_KING,) if sq % 2 else (BLACK_MAN,) for sq in range(0, 50, 4)}
     crops, tops, _, views = _render_crops(Position.from_stacks(v, stacks, v.first_to_move), seed=4)
+    classifier = replace(classifier, first_look=None)  # the kings model reads every piece
     kings = classifier.kings
     assert kings is not None
     main_alone = replace(classifier, kings=None).run(crops)
@@ -158,6 +160,41 @@ def test_the_kings_model_reads_only_squares_that_may_hold_a_piece(
     np.testing.assert_array_equal(read.crowns[may_hold], pieces.crowns)
     np.testing.assert_array_equal(read.tops[:, Top.EMPTY], main_alone.tops[:, Top.EMPTY])
     assert [Top(t).name for t in read.tops.argmax(axis=1)] == [Top(t).name for t in tops]
+
+
+def test_the_kings_model_reads_again_the_pieces_the_first_look_leaves_open(
+    classifier: OnnxSquareClassifier,
+) -> None:
+    # The quick kings model reads every piece first. Of this render it reads two pieces
+    # wrong, both left between man and king (SECOND_LOOK_OPEN): the kings model reads
+    # those again and the board reads right; the pieces the first look was sure of keep
+    # its reading. A column game's reader has its own kings model and no first look.
+    v = find_variant("international")
+    kinds = (WHITE_KING, BLACK_MAN, WHITE_MAN, BLACK_KING)
+    stacks = {sq: (kinds[sq % 4],) for sq in range(0, 50, 2)}
+    crops, tops, _, views = _render_crops(Position.from_stacks(v, stacks, v.first_to_move), seed=4)
+    first_look = classifier.first_look
+    assert first_look is not None and first_look.kings is not None
+    assert first_look.kings.path.name == "square_kings_quick.onnx"
+    first = first_look.run(crops, views)
+    pieces = 1.0 - first.tops[:, Top.EMPTY]
+    share = (first.tops[:, Top.WHITE_KING] + first.tops[:, Top.BLACK_KING]) / pieces
+    again = (pieces > 0.5) & (np.minimum(share, 1.0 - share) > SECOND_LOOK_OPEN)
+    wrong = first.tops.argmax(axis=1) != tops
+    assert wrong.sum() == 2 and np.all(again[wrong]) and again.sum() < len(stacks) / 2
+
+    read = classifier.run(crops, views)
+
+    assert read.tops.argmax(axis=1).tolist() == tops.tolist()
+    np.testing.assert_array_equal(read.tops[~again], first.tops[~again])
+    kings_alone = replace(classifier, first_look=None)
+    np.testing.assert_allclose(
+        read.tops[again], kings_alone.run(crops[again], views[again]).tops, atol=1e-3
+    )
+    np.testing.assert_array_equal(
+        classifier.for_variant(True).run(crops, views).tops,
+        kings_alone.for_variant(True).run(crops, views).tops,
+    )
 
 
 def test_reads_tower_heights(classifier: OnnxSquareClassifier) -> None:

@@ -64,18 +64,22 @@ def test_the_crown_output_is_the_probe_on_the_features() -> None:
 
 
 def test_a_start_frames_men_gain_no_king_odds_from_their_crowns() -> None:
-    # The cue counts only crown log-odds past the start frame's most crown-like man, so
-    # the men it was learnt from read exactly as without it; a column game has none.
+    # The cue counts only crown log-odds past the start frame's most crown-like man (each
+    # kings model's own: the first look's and the kings model's), so the men it was
+    # learnt from read exactly as without it; a column game has none.
     classifier = OnnxSquareClassifier.load()
     russian = find_variant("russian")
     crops, tops, _, views = _render_crops(
         Position.initial(russian), 4, tilt_deg=20.0, king_mark="crown", piece_height=2.0
     )
     adapted = classifier.adapted(crops, tops, views)
-    assert adapted.crown_bias is not None
-    start = adapted.run(crops, views)
-    assert start.crowns is not None and np.all(start.crowns < adapted.crown_bias)
-    np.testing.assert_allclose(start.tops, replace(adapted, crown_bias=None).predict(crops, views))
+    for reader in (replace(adapted, first_look=None), adapted.first_look):
+        assert reader is not None and reader.crown_bias is not None
+        start = reader.run(crops, views)
+        assert start.crowns is not None and np.all(start.crowns < reader.crown_bias)
+    np.testing.assert_allclose(
+        adapted.predict(crops, views), _without_crowns(adapted).predict(crops, views)
+    )
     assert classifier.adapted(crops, tops, views, towers=True).crown_bias is None
 
 
@@ -96,7 +100,7 @@ def test_a_crown_counts_only_where_the_probe_learnt_to_see_one(
     crops, tops, _, views = _render_crops(
         Position.from_stacks(russian, stacks, russian.first_to_move), 4, **style
     )
-    plain = replace(adapted, crown_bias=None).predict(crops, views)
+    plain = _without_crowns(adapted).predict(crops, views)
     kings = np.isin(tops, (Top.WHITE_KING, Top.BLACK_KING))
     king_share = adapted.predict(crops, views)[:, [Top.WHITE_KING, Top.BLACK_KING]].sum(axis=1)
     assert np.any(king_share[kings] > plain[kings][:, [Top.WHITE_KING, Top.BLACK_KING]].sum(axis=1))
@@ -122,10 +126,18 @@ def test_the_webcams_crowned_kings_read_as_kings_by_their_crowns(shared_data: Pa
         crops, tops, views = squares[1]
         kings = np.isin(tops, (Top.WHITE_KING, Top.BLACK_KING))
         with_probe = adapted.predict(crops, views).argmax(axis=1)
-        plain = replace(adapted, crown_bias=None).predict(crops, views).argmax(axis=1)
+        plain = _without_crowns(adapted).predict(crops, views).argmax(axis=1)
         assert np.array_equal(with_probe[kings], tops[kings])
         crowned += int(np.sum(plain[kings] != tops[kings]))
     assert crowned >= 1  # the probe is what reads them
+
+
+def _without_crowns(adapted: OnnxSquareClassifier) -> OnnxSquareClassifier:
+    """``adapted`` and its first look weighing no crown sticker."""
+    first_look = adapted.first_look
+    if first_look is not None:
+        first_look = replace(first_look, crown_bias=None)
+    return replace(adapted, crown_bias=None, first_look=first_look)
 
 
 def _image(shared_data: Path, photo: LabelledPhoto) -> np.ndarray:
