@@ -318,6 +318,18 @@ def test_corrupt_model_names_the_file(tmp_path: Path) -> None:
         OnnxSquareClassifier.load(broken)
 
 
+def test_a_card_naming_a_missing_quick_kings_model_names_the_file(tmp_path: Path) -> None:
+    card = json.loads(card_path(DEFAULT_MODEL).read_text())
+    for key in ("kings_model", "columns_model", "towers_model"):
+        card[key] = None  # only the quick kings model is asked for
+    card["quick_kings_model"] = "gone_quick.onnx"
+    main = tmp_path / DEFAULT_MODEL.name
+    main.write_bytes(DEFAULT_MODEL.read_bytes())
+    card_path(main).write_text(json.dumps(card))
+    with pytest.raises(ModelFileError, match=r"gone_quick\.onnx.*models\.train"):
+        OnnxSquareClassifier.load(main)
+
+
 def test_missing_card_names_the_card(tmp_path: Path) -> None:
     lonely = tmp_path / "lonely.onnx"
     lonely.write_bytes(DEFAULT_MODEL.read_bytes())

@@ -229,7 +229,7 @@ def _kings_model(tmp_path: Path, king_per_view: float) -> Path:
         net.top_head.weight[[Top.WHITE_KING, Top.BLACK_KING], -1] = king_per_view
     export_onnx(net, tmp_path / "kings.onnx", 48)
     card = json.loads(card_path(DEFAULT_MODEL).read_text())
-    for companion in ("kings_model", "columns_model", "towers_model"):  # the shipped card's own
+    for companion in ("kings_model", "quick_kings_model", "columns_model", "towers_model"):
         card.pop(companion, None)
     card_path(tmp_path / "kings.onnx").write_text(json.dumps(card))
     main = tmp_path / "main.onnx"

@@ -277,7 +277,7 @@ def test_a_main_card_naming_a_missing_tower_reader_says_which_file(tmp_path: Pat
     for source in (DEFAULT_MODEL, card_path(DEFAULT_MODEL)):
         shutil.copy(source, tmp_path / source.name)
     card = json.loads(card_path(DEFAULT_MODEL).read_text())
-    for key in ("kings_model", "columns_model"):
+    for key in ("kings_model", "quick_kings_model", "columns_model"):
         card[key] = None  # only the tower reader is asked for
     card["towers_model"] = "gone.onnx"
     card_path(tmp_path / DEFAULT_MODEL.name).write_text(json.dumps(card))
