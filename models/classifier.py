@@ -113,10 +113,11 @@ NO_CROWN = -20.0
 """The crown log-odds of a square the kings model does not read (sure empty): no sticker."""
 SECOND_LOOK_OPEN = 0.15
 """A piece whose first look (:attr:`OnnxSquareClassifier.first_look`) leaves its king
-share past this either way (between 0.15 and 0.85 king) is read again by the kings model.
-On the rendered 10x10 start about one piece in ten is; the held-out renders and labelled
-photos read as well as with the kings model alone or better (docs/models.md, "A first
-look by a quick kings model")."""
+share past this either way (between 0.15 and 0.85 king) is read again by the kings model:
+1 to 7 of the 40 pieces of three rendered 10x10 starts. The held-out renders and the
+labelled photos read as well as with the kings model alone or better; at 0.25 the renders
+read 10 squares worse, at 0.10 nothing better (docs/models.md, "A first look by a quick
+kings model")."""
 HEAD_COLOUR_WEIGHT = 0.5
 """An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
 the trained head's to this power: the head alone knows renders' occupancy best, the
@@ -486,14 +487,14 @@ class OnnxSquareClassifier:
         heights: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """The kings model ``reader``'s tops, heights and crowns (:meth:`_kings_reading`)
-        on the squares that ``may_hold`` a piece:
-        those not read empty with :data:`EMPTY_SURE`. Any other square keeps the main
-        file's own reading (``tops``, ``heights``) and :data:`NO_CROWN`: what the kings
-        model would say there splits at most a tenth of the square between man and king.
-        ChessCog too reads pieces only on the squares its occupancy model finds occupied;
-        here the kings model was two thirds of a board's reading, and a 10x10 board has at
-        least 10 empty squares of its 50, mid-game about 30 (docs/models.md, "Only squares
-        that may hold a piece")."""
+        on the squares that ``may_hold`` a piece: those not read empty with
+        :data:`EMPTY_SURE`. Any other square keeps the main file's own reading (``tops``,
+        ``heights``) and :data:`NO_CROWN`: what the kings model would say there splits
+        at most a tenth of the square between man and king. ChessCog too reads pieces
+        only on the squares its occupancy model finds occupied; here the kings model was
+        two thirds of a board's reading, and a 10x10 board has at least 10 empty squares
+        of its 50, mid-game about 30 (docs/models.md, "Only squares that may hold a
+        piece")."""
         scaled = None if views is None else views * self.view_scale
         read = self._kings_reading(reader, crops[may_hold], _at(scaled, may_hold))
         pieces_tops, pieces_heights = tops.copy(), heights.copy()
