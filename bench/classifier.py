@@ -10,7 +10,9 @@ sets of tall crowned men, one for column towers up to the full tower (counted fr
 crops and from band strips, and the tops of those taller than the crop), and one for
 speed (load time, one batched call on 50 crops with one intra-op thread, as for all
 squares of a 10x10 board; wall and CPU time; the same call on a rendered 10x10 start
-position, adapted from it as the live loop reads; and where the card names a tower
+position, adapted from it as the live loop reads; the labelled photos' 8x8 boards read
+so, adapted from a start photo of their session, where ../shared/data is there; and
+where the card names a tower
 reader, its call on the 32 band strips of an 8x8 board; the CPU's name, and the files
 whose weights are read as uint8 there, where its int8 kernels saturate and a file's
 weights lie outside the pair bound: models.exact_int8).
@@ -28,7 +30,7 @@ from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier
 from models.dataset import FULL_TOWER, cached_set, top_limit_px, window_name
 from models.exact_int8 import cpu_name, reads_as_uint8
 from models.export import evaluate, latency_ms, median_ms
-from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
+from models.labelled_photos import PHOTOS, SHARED_DATA, calibrated_boards, photo_figures
 from models.tall_towers import tall_tower_figures
 from rules import find_variant
 
@@ -139,6 +141,18 @@ def main(argv: list[str] | None = None) -> None:
     crops, _, views = board.start
     adapted = board.adapted(classifier)
     board_ms = median_ms(lambda: adapted.run(crops, views))
+    # Real boards: every labelled photo's 8x8 board (32 squares) as the live loop reads it,
+    # adapted from a start photo of its session; real pieces leave the kings models more
+    # open than renders do, and an open reading costs a second look.
+    photo_ms = None
+    if (ns.data / PHOTOS).is_dir():
+        boards = calibrated_boards(classifier, ns.data)
+
+        def read_boards() -> None:
+            for reader, board_crops, board_views in boards:
+                reader.run(board_crops, board_views)
+
+        photo_ms = median_ms(read_boards, repeats=9) / len(boards)
     print(
         json.dumps(
             {
@@ -153,6 +167,7 @@ def main(argv: list[str] | None = None) -> None:
                 "ms_per_50_crops_one_thread": wall_ms,
                 "cpu_ms_per_50_crops": cpu_ms,
                 "ms_per_10x10_start_position_adapted": board_ms,
+                **({} if photo_ms is None else {"ms_per_8x8_labelled_photo_adapted": photo_ms}),
                 **({} if towers is None else {"ms_per_32_strips_one_thread": tower_ms}),
                 "target_ms": 15.0,
                 "target_load_s": 1.0,

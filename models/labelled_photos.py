@@ -218,21 +218,56 @@ def read_photos(
     calibration, and by ``calibrated(start)``, a reader calibrated on a start photo of the
     same session; ``band``: read band strips too, where the reader reads them."""
     labels = read_labels() if labels is None else labels
-    shots: dict[str, PhotoShot] = {}
-    for photo in labels:
-        image = cv2.imread(str(data / PHOTOS / photo.path))
-        if image is None:
-            raise ValueError(f"cannot read labelled photo {data / PHOTOS / photo.path}")
-        shots[photo.path] = PhotoShot.of(photo, np.asarray(image, np.uint8))
+    shots = _shots(data, labels)
     for photo in labels:
         shot = shots[photo.path]
-        starts = [p for p in labels if p.session == photo.session and p.start and p != photo]
+        starts = _starts(photo, labels)
         yield PhotoReading(
             photo,
             shot,
             shot.read(plain(shot), crop_px, band=band),
             shot.read(calibrated(shots[starts[0].path]), crop_px, band=band) if starts else None,
         )
+
+
+def calibrated_boards(
+    classifier: OnnxSquareClassifier, data: Path, labels: list[LabelledPhoto] | None = None
+) -> list[tuple[OnnxSquareClassifier, np.ndarray, np.ndarray]]:
+    """Each labelled photo whose session has another start photo, as the live path reads
+    its board: ``classifier`` adapted from that start photo, the photo's crops and their
+    view tangents (``bench.classifier`` times real boards with them)."""
+    labels = read_labels() if labels is None else labels
+    shots = _shots(data, labels)
+    adapted: dict[str, OnnxSquareClassifier] = {}
+    boards = []
+    for photo in labels:
+        starts = _starts(photo, labels)
+        if not starts:
+            continue
+        start = starts[0].path
+        if start not in adapted:
+            adapted[start] = shots[start].adapted(classifier)
+        crops, _, views = shots[photo.path].squares(classifier.window, classifier.crop_size[0])
+        boards.append((adapted[start], crops, views))
+    return boards
+
+
+def _shots(data: Path, labels: list[LabelledPhoto]) -> dict[str, PhotoShot]:
+    """Each labelled photo's :class:`PhotoShot`, by its path.
+
+    :raises ValueError: a photo cannot be read."""
+    shots: dict[str, PhotoShot] = {}
+    for photo in labels:
+        image = cv2.imread(str(data / PHOTOS / photo.path))
+        if image is None:
+            raise ValueError(f"cannot read labelled photo {data / PHOTOS / photo.path}")
+        shots[photo.path] = PhotoShot.of(photo, np.asarray(image, np.uint8))
+    return shots
+
+
+def _starts(photo: LabelledPhoto, labels: list[LabelledPhoto]) -> list[LabelledPhoto]:
+    """The other start photos of ``photo``'s session: a photo is never its own calibration."""
+    return [p for p in labels if p.session == photo.session and p.start and p != photo]
 
 
 def score_photos(readings: Iterable[PhotoReading]) -> dict[str, PhotoScore]:

@@ -13,6 +13,7 @@ from models.labelled_photos import (
     LABELS,
     SYMBOLS,
     PhotoShot,
+    calibrated_boards,
     main,
     read_labels,
     read_photos,
@@ -80,6 +81,33 @@ def test_each_error_listed_is_a_square_the_figures_count_wrong(
     main(["--data", str(shared_data), "--labels", str(labels_path)])
     *calibrated_only, _ = _lines(capsys)
     assert calibrated_only == [e for e in errors if e["reading"] == "calibrated"]
+
+
+def test_the_calibrated_boards_are_the_boards_the_figures_read(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    # What bench.classifier times on real boards: each photo with another start photo in
+    # its session, read by the reader adapted from that start photo, one reader a start.
+    labels = read_labels(_labels_of(WEBCAM, tmp_path))
+    classifier = OnnxSquareClassifier.load()
+    boards = calibrated_boards(classifier, shared_data, labels)
+    readings = read_photos(
+        shared_data,
+        classifier.crop_size[0],
+        lambda _: classifier,
+        lambda start: PhotoShot.adapted(start, classifier),
+        labels,
+    )
+    for (reader, crops, views), reading in zip(boards, readings, strict=True):
+        assert crops.shape == (32, *classifier.crop_size, 3) and views.shape == (32,)
+        assert reading.calibrated is not None and reader.prototypes is not None
+        read = reader.predict(crops, views).argmax(axis=1)
+        assert read.tolist() == reading.calibrated.argmax(axis=1).tolist()
+    assert [p.path for p in labels][2:] == [
+        "img/captured_image03.jpg",
+        "img/captured_image_perto.jpg",
+    ]
+    assert boards[2][0] is boards[3][0]  # both calibrated from dama01
 
 
 def test_missing_photos_are_named(tmp_path: Path) -> None:
