@@ -12,10 +12,9 @@ speed (load time, one batched call on 50 crops with one intra-op thread, as for 
 squares of a 10x10 board; wall and CPU time; the same call on a rendered 10x10 start
 position, adapted from it as the live loop reads; the labelled photos' 8x8 boards read
 so, adapted from a start photo of their session, where ../shared/data is there; and
-where the card names a tower
-reader, its call on the 32 band strips of an 8x8 board; the CPU's name, and the files
-whose weights are read as uint8 there, where its int8 kernels saturate and a file's
-weights lie outside the pair bound: models.exact_int8).
+where the card names a tower reader, its call on the 32 band strips of an 8x8 board;
+the CPU's name, and the files whose weights are read as uint8 there, where its int8
+kernels saturate and a file's weights lie outside the pair bound: models.exact_int8).
 """
 
 from __future__ import annotations
