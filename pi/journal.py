@@ -9,6 +9,11 @@ events (:mod:`pi.record`). That keeps the audit log the digest asks for (R-BC-07
 Events carry the table id, the game id and a per-game sequence number, so replaying a
 journal into another one (a hall hub, say) is idempotent: :meth:`Journal.import_events`
 ignores an event whose ``(table, game, seq)`` is already there.
+
+Beside the events, the file keeps each table's calibrations as the live path made them
+(:meth:`Journal.keep_calibration`): a device restarted mid-game reads on with its table's
+last one, since the start position it calibrates from will not come back. They are the
+device's own, so they are not events: no hub or broadcast client receives them.
 """
 
 from __future__ import annotations
@@ -33,6 +38,11 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (table_id, game_id, seq)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS events_by_time ON events (table_id, time);
+CREATE TABLE IF NOT EXISTS calibrations (
+    table_id TEXT NOT NULL,
+    time REAL NOT NULL,
+    calibration TEXT NOT NULL
+);
 """
 
 
@@ -161,7 +171,26 @@ class Journal:
             self._db.execute("COMMIT")
             return self._db.total_changes - before
 
+    def keep_calibration(self, table_id: str, calibration: str) -> None:
+        """Keep a table's calibration (its JSON file's text); the last one kept is the
+        table's (:meth:`kept_calibration`). Like events, none is ever overwritten."""
+        with self._lock:
+            try:
+                row = (table_id, time.time(), calibration)
+                self._db.execute("INSERT INTO calibrations VALUES (?, ?, ?)", row)
+            except sqlite3.DatabaseError as exc:
+                raise JournalError(f"cannot keep a calibration in {self.path}: {exc}") from exc
+
     # -- reading --------------------------------------------------------------------------
+
+    def kept_calibration(self, table_id: str) -> str | None:
+        """The calibration last kept for a table (None: none was)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT calibration FROM calibrations WHERE table_id=? ORDER BY rowid DESC LIMIT 1",
+                (table_id,),
+            ).fetchone()
+        return None if row is None else str(row[0])
 
     def events(
         self, table_id: str, game_id: str | None = None, *, after_seq: int = 0

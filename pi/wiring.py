@@ -4,26 +4,29 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+from pydantic import ValidationError
 
 from calibration.table import (
     CalibrationError,
     TableCalibration,
     calibrate_start_position,
+    encode_frame,
     start_tops,
 )
 from models.classifier import ModelFileError, OnnxSquareClassifier
 from pi.capture import Frame, FrameSource, open_source
 from pi.config import CameraSettings, Settings, load_settings
-from pi.journal import Journal
+from pi.journal import Journal, JournalError
 from pi.pipeline import LivePipeline, Recognizer
+from pi.record import GameRecord
 from pi.recording import RecorderAdapter
 from pi.tables import TableService
-from rules import Variant, find_variant
+from rules import Position, Variant, find_variant
 from rules.observation import Observation
 from vision.classifier import SquareClassifier
 from vision.locate import BoardNotFound, Image
@@ -37,14 +40,16 @@ class VisionUnavailableError(RuntimeError):
     """This build has no vision stage that turns camera frames into observations."""
 
 
-def vision_recognizer(settings: Settings) -> Recognizer:
+def vision_recognizer(settings: Settings, service: TableService | None = None) -> Recognizer:
     """Vision for the table: frame -> Observation, with the table's calibration.
 
     With a calibration file in the settings, vision reads with its orientation and the
     model adapted from the start image the file keeps (its colour prototypes where it keeps
     none). Without one, the table calibrates itself from the first frame that shows
     the start position (as an arbiter calibrates when the pieces are set up); frames before
-    that read as "board not found", so the live loop carries on.
+    that read as "board not found", so the live loop carries on. With the tables'
+    ``service``, that calibration is kept in the journal, and a game already under way there
+    reads on with the table's last one (:func:`resumed_calibration`).
 
     :raises VisionUnavailableError: the calibration file cannot be read.
     """
@@ -55,7 +60,41 @@ def vision_recognizer(settings: Settings) -> Recognizer:
         except CalibrationError as exc:
             raise VisionUnavailableError(str(exc)) from exc
         return CalibratingRecognizer(variant, observer_for(variant, table))
-    return CalibratingRecognizer(variant, None)
+    if service is None:
+        return CalibratingRecognizer(variant, None)
+    journal, table_id = service.journal, settings.table
+    resumed = resumed_calibration(journal, service.current(table_id))
+    return CalibratingRecognizer(
+        variant,
+        None if resumed is None else observer_for(variant, resumed),
+        keep=lambda table: journal.keep_calibration(table_id, table.model_dump_json()),
+    )
+
+
+def resumed_calibration(journal: Journal, game: GameRecord) -> TableCalibration | None:
+    """The calibration a device restarted during ``game`` reads on with: its table's last
+    one kept in the journal, where the game is under way. A game at its start position
+    calibrates afresh from it, under today's light, and perhaps with another set (None).
+    """
+    if game.position == Position.initial(game.variant):
+        return None
+    text = journal.kept_calibration(game.table_id)
+    if text is None:
+        log.warning("table %s: no calibration kept to read game %s on", game.table_id, game.game_id)
+        return None
+    try:
+        table = TableCalibration.model_validate_json(text)
+    except ValidationError as exc:
+        log.warning("table %s: the calibration kept in the journal is bad: %s", game.table_id, exc)
+        return None
+    if table.size != game.variant.size:
+        log.warning(
+            "table %s: the calibration kept is for the %dx%d board, not %s's %dx%d",
+            game.table_id, table.size, table.size, game.variant.name, *[game.variant.size] * 2,
+        )  # fmt: skip
+        return None
+    log.info("table %s: game %s reads on with the calibration kept", game.table_id, game.game_id)
+    return table
 
 
 def observer_for(
@@ -111,11 +150,19 @@ class CalibratingRecognizer:
     """Runs vision's Observer on each frame, calibrating from the start position first.
 
     ``calibrated`` tells whether it has a calibration; ``waiting_reason`` why not yet.
+    ``keep`` is given the calibration it makes, with the frame it made it from.
     """
 
-    def __init__(self, variant: Variant, observer: Observer | None) -> None:
+    def __init__(
+        self,
+        variant: Variant,
+        observer: Observer | None,
+        *,
+        keep: Callable[[TableCalibration], None] | None = None,
+    ) -> None:
         self.variant = variant
         self.observer = observer
+        self.keep = keep
         self.waiting_reason = "waiting for the start position to calibrate the table"
 
     @property
@@ -135,7 +182,17 @@ class CalibratingRecognizer:
                 return Observation(frame.time, (), board_found=False, frame_index=frame.index)
             log.info("table calibrated from frame %d (%s)", frame.index, table.method)
             self.observer = observer_for(self.variant, table, frame.image)
+            self._keep(table, frame.image)
         return self.observer.observe(frame.image, frame.time)
+
+    def _keep(self, table: TableCalibration, frame: Image) -> None:
+        if self.keep is None:
+            return
+        try:
+            self.keep(table.with_start_image(encode_frame(frame)))
+        except (CalibrationError, JournalError) as exc:
+            # the game goes on with the calibration in hand; only a restart would miss it
+            log.warning("the table's calibration is not kept: %s", exc)
 
 
 def build_pipeline(
@@ -152,7 +209,7 @@ def build_pipeline(
             raise ValueError("no camera source configured (settings.camera.source)")
         source = open_source(settings.camera.source, settings.camera)
     if recognize is None and source.needs_vision:
-        recognize = vision_recognizer(settings)
+        recognize = vision_recognizer(settings, service)
     return LivePipeline(
         source,
         recognize,

@@ -48,6 +48,21 @@ def test_journal_is_wal_with_full_sync(tmp_path: Path) -> None:
         other.close()
 
 
+def test_a_tables_last_calibration_is_kept_apart_from_its_events(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as j:
+        assert j.kept_calibration("t") is None
+        j.append("t", "g", "game_started", {"variant": "russian"})
+        j.keep_calibration("t", '{"first": 1}')
+        j.keep_calibration("t", '{"second": 2}')
+        j.keep_calibration("u", '{"other table": 3}')
+    with Journal(path) as j:
+        assert j.kept_calibration("t") == '{"second": 2}'
+        assert j.kept_calibration("u") == '{"other table": 3}'
+        # a device's own: no hub or broadcast client receives them as events
+        assert [e.kind for e in j.all_events()] == ["game_started"]
+
+
 def test_replaying_a_journal_into_another_is_idempotent(tmp_path: Path) -> None:
     with Journal(tmp_path / "a.sqlite") as a, Journal(tmp_path / "hub.sqlite") as hub:
         a.append("t", "g", "game_started", {"variant": "international"})

@@ -1,0 +1,112 @@
+"""A table that calibrated itself keeps the calibration in the journal, so a device
+restarted mid-game, when the start position will not come back, reads on with it."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.table import TableCalibration
+from pi.capture import Frame
+from pi.config import Settings
+from pi.journal import Journal, JournalError
+from pi.tables import TableService
+from pi.wiring import CalibratingRecognizer, vision_recognizer
+from rules import Position, find_variant
+from rules.observation import Top
+
+render = pytest.importorskip("synth.render")
+from synth.scene import Style  # noqa: E402  (after the renderer's skip)
+
+RUSSIAN = find_variant("russian")
+STYLE = Style(seed=21, variant="russian", markers=True, border_mm=30.0, tilt_deg=15.0)
+OPENING = ["c3-d4", "f6-g5", "g3-f4"]
+
+
+def _frame(index: int, position: Position) -> Frame:
+    return Frame(index, float(index), render.render_position(position, STYLE).image)
+
+
+def _recognizer(settings: Settings, service: TableService) -> CalibratingRecognizer:
+    recognizer = vision_recognizer(settings, service)
+    assert isinstance(recognizer, CalibratingRecognizer)
+    return recognizer
+
+
+def _play_the_opening(settings: Settings) -> Position:
+    """Calibrate from the start frame as the live path does, play the opening; the
+    position reached."""
+    with Journal(settings.journal) as journal:
+        service = TableService(journal)
+        service.ensure_game(settings.table, RUSSIAN)
+        recognizer = _recognizer(settings, service)
+        assert not recognizer.calibrated
+        assert recognizer(_frame(0, Position.initial(RUSSIAN))).board_found
+        assert recognizer.calibrated
+        for move in OPENING:
+            service.record(settings.table, "move", {"notation": move})
+        return service.current(settings.table).position
+
+
+def test_a_device_restarted_mid_game_reads_on_with_the_kept_calibration(
+    tmp_path: Path,
+) -> None:
+    settings = Settings(variant="russian", journal=tmp_path / "journal.sqlite")
+    reached = _play_the_opening(settings)
+    with Journal(settings.journal) as journal:
+        kept = TableCalibration.model_validate_json(journal.kept_calibration("1") or "")
+        assert kept.variant == "russian" and kept.start_frame() is not None
+        service = TableService(journal)
+        assert service.ensure_game(settings.table, RUSSIAN).ply == len(OPENING)
+        resumed = _recognizer(settings, service)
+        assert resumed.calibrated, resumed.waiting_reason
+        seen = resumed(_frame(1, reached))
+    assert seen.board_found
+    tops = [Top(int(np.argmax(s.probs))) for s in seen.squares]
+    assert tops == [Top.of(reached.piece_at(sq)) for sq in RUSSIAN.geometry.squares]
+
+
+def test_a_game_at_its_start_calibrates_afresh(tmp_path: Path) -> None:
+    """The start position is on the board (or soon will be): today's light, perhaps
+    another set."""
+    settings = Settings(variant="russian", journal=tmp_path / "journal.sqlite")
+    _play_the_opening(settings)
+    with Journal(settings.journal) as journal:
+        service = TableService(journal)
+        service.start_game(settings.table, RUSSIAN)
+        assert journal.kept_calibration("1") is not None
+        assert not _recognizer(settings, service).calibrated
+
+
+def test_a_kept_calibration_of_another_board_is_not_read_on_with(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = Settings(variant="russian", journal=tmp_path / "journal.sqlite")
+    _play_the_opening(settings)
+    international = settings.model_copy(update={"variant": "international"})
+    with Journal(settings.journal) as journal:
+        service = TableService(journal)
+        service.start_game(settings.table, "international")
+        service.record(settings.table, "move", {"notation": "32-28"})
+        with caplog.at_level(logging.WARNING, logger="pi.wiring"):
+            assert not _recognizer(international, service).calibrated
+        assert "for the 8x8 board, not international's 10x10" in caplog.text
+        journal.keep_calibration("1", "{not json")
+        with caplog.at_level(logging.WARNING, logger="pi.wiring"):
+            assert not _recognizer(international, service).calibrated
+        assert "kept in the journal is bad" in caplog.text
+
+
+def test_a_calibration_that_cannot_be_kept_does_not_stop_the_game(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def full_disk(table: TableCalibration) -> None:
+        raise JournalError("cannot keep a calibration in journal.sqlite: disk full")
+
+    recognizer = CalibratingRecognizer(RUSSIAN, None, keep=full_disk)
+    with caplog.at_level(logging.WARNING, logger="pi.wiring"):
+        assert recognizer(_frame(0, Position.initial(RUSSIAN))).board_found
+    assert recognizer.calibrated and "disk full" in caplog.text
