@@ -10,12 +10,13 @@ so a busy machine drops no frame and the test says the same thing every run.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from pi.capture import VideoFileSource
+from pi.capture import Frame, FrameSource, VideoFileSource
 from pi.config import Settings
 from pi.demo import bundled_video, plan_demo
 from pi.demo_video import build_demo
@@ -71,3 +72,43 @@ def test_demo_chain_records_the_game_exactly(demo_run: DemoRun) -> None:
     # nothing for the arbiter to look at.
     assert demo_run.recorded == demo_run.played
     assert demo_run.flags == []
+
+
+class _Part(FrameSource):
+    """The frames ``start`` to ``stop`` (excluded) of a video, as a device that was off
+    before ``start`` or lost its power at ``stop`` saw them."""
+
+    def __init__(self, video: Path, start: int, stop: int | None = None) -> None:
+        self.video = VideoFileSource(video)
+        self.start, self.stop = start, stop
+
+    def close(self) -> None:
+        self.video.close()
+
+    def __iter__(self) -> Iterator[Frame]:
+        for frame in self.video:
+            if self.stop is not None and frame.index >= self.stop:
+                return
+            if frame.index >= self.start:
+                yield frame
+
+
+def test_a_device_restarted_mid_game_records_the_rest(demo_run: DemoRun, tmp_path: Path) -> None:
+    """No calibration file: the table calibrated itself from the start position, which
+    will not come back after a power cut mid-game; the restarted device reads on with the
+    calibration the journal kept (pi.wiring.resumed_calibration)."""
+    cut = demo_run.frames // 2
+    settings = Settings(table="d", variant="international", journal=tmp_path / "j.sqlite")
+    with Journal(settings.journal) as journal:
+        service = TableService(journal)
+        service.start_game("d", "international")
+        build_pipeline(settings, service, source=_Part(demo_run.video, 0, cut)).run()
+        before = service.current("d").notations()
+    assert 0 < len(before) < len(demo_run.played)
+    with Journal(settings.journal) as journal:
+        service = TableService(journal)
+        service.ensure_game("d", "international")
+        health = build_pipeline(settings, service, source=_Part(demo_run.video, cut)).run()
+        record = service.current("d")
+    assert health.errors == 0
+    assert record.notations() == demo_run.recorded and record.flags == []

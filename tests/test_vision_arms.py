@@ -107,6 +107,23 @@ def test_something_left_across_the_border_is_learned_and_forgotten_once_gone() -
     assert watch.update(_with_arm(_framed()), fit)
 
 
+def test_an_arm_in_the_first_frame_is_not_kept_as_the_bare_border() -> None:
+    """A device restarted mid-game may first see a player's arm. The border standing
+    still without it in two spells, an arm passing between, is the bare one: from then
+    on the border reads bare, and an arm crossing it again is seen."""
+    watch, fit = ArmWatch(8, CELL), _fit()
+    settle = watch.settings.settle_frames
+    watch.update(_with_arm(_framed()), fit)
+    first_spell = [watch.update(_framed(), fit) for _ in range(settle + 5)]
+    assert all(first_spell)  # one still spell may be an arm held still
+    passing = _framed()  # an arm elsewhere along the side
+    cv2.rectangle(passing, (RING + 20, RING + 96), (RING + 30, 128 + 2 * RING), SKIN, -1)
+    assert watch.update(passing, fit)
+    second_spell = [watch.update(_framed(), fit) for _ in range(settle + 5)]
+    assert all(second_spell[: settle - 1]) and not any(second_spell[settle:])
+    assert watch.update(_with_arm(_framed()), fit)
+
+
 def test_nothing_settles_into_the_stable_board_while_an_arm_crosses_its_border() -> None:
     """A hand held still over the board, changing it like a man put down: while the arm
     is seen it stays a change however long it stands; once the arm is gone and the

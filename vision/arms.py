@@ -22,7 +22,12 @@ other.
 The ring is compared with its last picture without an arm (the *bare* ring), taken
 again once the ring has stood still for ``settle_frames``, has hardly changed from it and
 the hand gate saw nothing over the grid: a hand's shadow or wrist, learned, would make
-the hand's going look like an arm, or hide it while it stays. A change of light (the
+the hand's going look like an arm, or hide it while it stays. The first frame's ring is
+the bare one until then, and a device restarted mid-game may first see a player's arm:
+its going looked like an arm for good (the demo video cut at frame 664: no move recorded
+after it). So until the bare ring has stood still, a ring that stands still in two spells,
+with motion between, crossed from the first frame's each time, is taken as bare instead
+(a still arm rarely comes back to the very pixels it left). A change of light (the
 camera's exposure, a spectator's shadow) is taken out by bringing the reference to the
 frame's light along the ring (:mod:`vision.light`). A crossing change that stands
 still for ``stale_frames`` is learned too, as the *left* picture (something left lying
@@ -96,6 +101,10 @@ class ArmWatch:
     _fit: BoardLocation | None = None
     _previous: FloatImage | None = None
     _still_count: int = 0
+    _bare_settled: bool = False
+    """Whether the bare ring has stood still (not yet: it is the first frame's)."""
+    _candidate: _Picture | None = None
+    """While it has not: the last ring that stood still crossed from the first frame's."""
     _ring: npt.NDArray[np.bool_] = field(init=False)
     _outer: npt.NDArray[np.bool_] = field(init=False)
     _inner: npt.NDArray[np.bool_] = field(init=False)
@@ -148,7 +157,7 @@ class ArmWatch:
         shade = self._ring & shade if shade is not None else np.zeros_like(self._ring)
         if location is not self._fit:  # a new fit: cut the references through it
             self._fit = location
-            for picture in (self._bare, self._left):
+            for picture in (self._bare, self._left, self._candidate):
                 if picture is not None:
                     picture.ring = self._cut(picture.frame, location)
             self._previous = None
@@ -166,17 +175,30 @@ class ArmWatch:
             arm = self._crossing(self._changed(ring, self._left, hidden, shade))
         if not arm and self._left is not None and not crosses_bare:
             self._left = None  # what was left across the border has gone
-        if (
-            board_clear
-            and self._left is None
-            and self._still_count >= s.settle_frames
-            and changed.sum() < self._least
-        ):
+        settled = self._still_count >= s.settle_frames
+        spell_begins = self._still_count == s.settle_frames
+        if spell_begins and crosses_bare and not self._bare_settled:
+            if self._stood_still_before(_Picture(frame.copy(), ring, hidden, shade)):
+                arm = False
+        elif board_clear and self._left is None and settled and changed.sum() < self._least:
             self._bare = _Picture(frame.copy(), ring, hidden, shade)
+            self._bare_settled, self._candidate = True, None
         elif arm and self._still_count >= s.stale_frames:
             self._left = _Picture(frame.copy(), ring, hidden, shade)
             arm = False
         return arm
+
+    def _stood_still_before(self, still: _Picture) -> bool:
+        """Whether ``still``, a ring standing still that an arm crosses from the first
+        frame's, stood so in the still spell before too: then the arm was the first
+        frame's, and ``still`` is the bare ring (else it is kept as the candidate)."""
+        candidate, self._candidate = self._candidate, still
+        if candidate is None:
+            return False
+        if self._changed(still.ring, candidate, still.hidden, still.shade).sum() >= self._least:
+            return False
+        self._bare, self._left, self._candidate, self._bare_settled = still, None, None, True
+        return True
 
     def _cut(self, frame: Image, location: BoardLocation) -> FloatImage:
         """The board framed by the ring, blurred as the gate blurs its board."""
