@@ -29,6 +29,9 @@ Event kinds (``JournalEvent.kind``) and their data:
 ``takeback``      ``{"ply"}``: the arbiter takes the game back so that ``ply`` moves remain.
 ``tags``          ``{"tags": {name: value}}``: players, event, round... set or changed.
 ``result``        ``{"result"}``: ``2-0``, ``0-2``, ``1-1``, ``0-0`` or ``*``.
+``colours_exchanged`` ``{"ply"}``: the first move was made by the colour the
+                  calibration calls the opponent's; the recorder reads the board turned,
+                  its colours exchanged, for the rest of the game.
 ``flag_resolved`` ``{"seq", "note"?}``: the arbiter has dealt with a flag; or
                   ``{"kind", "ply", "note"?}``: the board showed the latest flag of that
                   kind at that ply put right (a king read as a man reads as a king again).
@@ -131,6 +134,8 @@ class GameRecord:
     plies: list[Ply] = field(default_factory=list)
     resyncs: list[Resync] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
+    colours_exchanged: bool = False
+    """How the recorder reads the board: :class:`rules.events.ColoursExchanged`."""
     last_seq: int = 0
     started: float = 0.0
     updated: float = 0.0
@@ -236,6 +241,8 @@ class GameRecord:
             if result not in RESULTS:
                 raise RecordError(f"unknown result {result!r} (expected one of {RESULTS})")
             self.result = result
+        elif kind == "colours_exchanged":
+            self.colours_exchanged = True
         elif kind == "flag_resolved":
             seq = int(d["seq"]) if "seq" in d else self._flag_seq(str(d["kind"]), int(d["ply"]))
             self.flags = [replace(f, resolved=True) if f.seq == seq else f for f in self.flags]
@@ -249,6 +256,12 @@ class GameRecord:
     @property
     def ply(self) -> int:
         return len(self.plies)
+
+    @property
+    def board_rotated(self) -> bool:
+        """Whether the players have turned the board, as the recorder reads it: each
+        ``board_rotated`` flag turns it half a turn."""
+        return sum(f.kind == IrregularityKind.BOARD_ROTATED.value for f in self.flags) % 2 == 1
 
     @property
     def position(self) -> Position:

@@ -15,6 +15,7 @@ from typing import Any
 from pi.pipeline import RecorderOutput
 from pi.record import GameRecord
 from rules.events import (
+    ColoursExchanged,
     DrawNoticed,
     Event,
     IrregularityCorrected,
@@ -41,7 +42,8 @@ class RecorderAdapter:
         self.restart(record)
 
     def restart(self, record: GameRecord) -> None:
-        """Go on from the journal's game (its position, its ply count)."""
+        """Go on from the journal's game (its position, its ply count, how its board is
+        read)."""
         self.offset = record.ply
         self.recorder = Recorder(
             record.variant,
@@ -49,6 +51,8 @@ class RecorderAdapter:
             config=self.config,
             table_id=record.table_id,
             game_id=record.game_id,
+            board_rotated=record.board_rotated,
+            colours_exchanged=record.colours_exchanged,
         )
         log.info("recorder follows %s/%s from ply %d", record.table_id, record.game_id, record.ply)
 
@@ -117,6 +121,8 @@ def journal_entries(
         if event.undone:
             resync["undoes"] = event.undone
         return [("resync", resync)]
+    if isinstance(event, ColoursExchanged):
+        return [("colours_exchanged", {"ply": ply})]
     if isinstance(event, DrawNoticed):
         return [
             (

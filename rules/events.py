@@ -125,6 +125,19 @@ class IrregularityCorrected:
 
 
 @dataclass(frozen=True, slots=True)
+class ColoursExchanged:
+    """The first move was made by the colour the calibration calls the opponent's (a set
+    whose two colours are alike): from ``ply`` on, the board is read turned half a turn,
+    its colours exchanged. A recorder that goes on with the game (after a restart, or an
+    arbiter's decision) must read it so too."""
+
+    ply: int
+    time: float
+
+    type: ClassVar[str] = "colours_exchanged"
+
+
+@dataclass(frozen=True, slots=True)
 class TakenBack:
     """The arbiter took the game back: plies after ``ply`` are off the scoresheet."""
 
@@ -176,6 +189,7 @@ Event: TypeAlias = (
     | PositionUnexplained
     | Resynchronised
     | IrregularityCorrected
+    | ColoursExchanged
     | TakenBack
     | IrregularityConfirmed
     | DrawNoticed
@@ -190,6 +204,7 @@ _EVENT_TYPES: dict[str, type[Event]] = {
         PositionUnexplained,
         Resynchronised,
         IrregularityCorrected,
+        ColoursExchanged,
         TakenBack,
         IrregularityConfirmed,
         DrawNoticed,

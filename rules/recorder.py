@@ -43,6 +43,7 @@ from rules import arbiter, scoresheet
 from rules.appearance import view
 from rules.draws import DrawRule, DrawState
 from rules.events import (
+    ColoursExchanged,
     DrawNoticed,
     Event,
     EventMessage,
@@ -276,7 +277,9 @@ class Recorder:
     wrapped for the journal with the table id, the game id and a sequence number. The
     arbiter's decisions come in through :meth:`take_back`, :meth:`correct`,
     :meth:`confirm` and :meth:`set_result`. Nothing raises on a bad frame: it is logged
-    and dropped.
+    and dropped. A recorder that goes on with a game reads its board as the game's last
+    recorder did: turned (``board_rotated``: a ``board_rotated`` flag raised an odd number
+    of times) or its colours exchanged (``colours_exchanged``: :class:`ColoursExchanged`).
     """
 
     def __init__(
@@ -287,6 +290,8 @@ class Recorder:
         config: RecorderConfig | None = None,
         table_id: str = "table",
         game_id: str = "game",
+        board_rotated: bool = False,
+        colours_exchanged: bool = False,
     ) -> None:
         self.variant = variant
         self.config = config or RecorderConfig()
@@ -300,8 +305,10 @@ class Recorder:
         self.result: str | None = None
         self._n = variant.geometry.square_count
         self._window = _Window(self._n)
-        self._rotated = False
-        self._swapped = False
+        self._rotated = board_rotated
+        """The players turned the board (a ``board_rotated`` flag): readings are turned
+        half a turn."""
+        self._swapped = colours_exchanged
         """The calibration took Black's men for White's (sets whose colours are alike):
         readings are turned half a turn and their colours exchanged (see _swap)."""
         self._seen_picture = False
@@ -524,7 +531,7 @@ class Recorder:
         best = ranked[0][1]
         if not _fits(picture, best):
             if self._first_move_swaps(sums):
-                self._swap()
+                self._swap(now)
                 self._decide(now)
                 return
             self._unexplained(picture, now, window_start)
@@ -641,9 +648,10 @@ class Recorder:
         margin = self.config.accept_margin_nats
         return [c for s, c in ranked[1:] if c.after != best.after and best_score - s < margin]
 
-    def _swap(self) -> None:
+    def _swap(self, now: float) -> None:
         """Read the colours the other way round from now on (and the evidence so far)."""
         self._swapped = True
+        self._emit(ColoursExchanged(self.ply, now))
         log.warning(
             "%s: the first move was made by the colour read as the opponent's: the"
             " calibration's colours are taken the other way round from now on",

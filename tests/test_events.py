@@ -8,6 +8,7 @@ import pytest
 
 from bench.observation_sim import Noise, Simulator, tops_of
 from rules.events import (
+    ColoursExchanged,
     DrawNoticed,
     Event,
     EventMessage,
@@ -41,6 +42,7 @@ EXAMPLES: list[Event] = [
     IrregularityCorrected(
         9, IrregularityKind.KING_UNCROWNED, ("46",), "the king reads as a king again", 15.0
     ),
+    ColoursExchanged(0, 3.5),
     TakenBack(4, "W:W31-50:B1-20", 11.0),
     IrregularityConfirmed(7, IrregularityKind.CAPTURE_NOT_TAKEN, 12.0),
     DrawNoticed("3-fold repetition", "I 6.1", 40, False, 13.0),
