@@ -178,7 +178,7 @@ class ArmWatch:
         settled = self._still_count >= s.settle_frames
         spell_begins = self._still_count == s.settle_frames
         if spell_begins and crosses_bare and not self._bare_settled:
-            if self._stood_still_before(_Picture(frame.copy(), ring, hidden, shade)):
+            if self._bare_if_still_twice(_Picture(frame.copy(), ring, hidden, shade)):
                 arm = False
         elif board_clear and self._left is None and settled and changed.sum() < self._least:
             self._bare = _Picture(frame.copy(), ring, hidden, shade)
@@ -188,10 +188,10 @@ class ArmWatch:
             arm = False
         return arm
 
-    def _stood_still_before(self, still: _Picture) -> bool:
-        """Whether ``still``, a ring standing still that an arm crosses from the first
-        frame's, stood so in the still spell before too: then the arm was the first
-        frame's, and ``still`` is the bare ring (else it is kept as the candidate)."""
+    def _bare_if_still_twice(self, still: _Picture) -> bool:
+        """Take ``still``, a ring standing still that an arm crosses from the first
+        frame's, as the bare ring if it stood so in the still spell before too (the arm
+        was the first frame's); else keep it as the candidate. Whether it was taken."""
         candidate, self._candidate = self._candidate, still
         if candidate is None:
             return False
