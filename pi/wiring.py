@@ -87,10 +87,11 @@ def resumed_calibration(journal: Journal, game: GameRecord) -> TableCalibration 
     except ValidationError as exc:
         log.warning("table %s: the calibration kept in the journal is bad: %s", game.table_id, exc)
         return None
-    if table.size != game.variant.size:
+    if table.variant != game.variant.name:
+        # another board, or the same one numbered and turned otherwise (english's)
         log.warning(
-            "table %s: the calibration kept is for the %dx%d board, not %s's %dx%d",
-            game.table_id, table.size, table.size, game.variant.name, *[game.variant.size] * 2,
+            "table %s: the calibration kept is %s's, not %s's: calibrate the table",
+            game.table_id, table.variant, game.variant.name,
         )  # fmt: skip
         return None
     log.info("table %s: game %s reads on with the calibration kept", game.table_id, game.game_id)

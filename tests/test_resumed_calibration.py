@@ -81,7 +81,7 @@ def test_a_game_at_its_start_calibrates_afresh(tmp_path: Path) -> None:
         assert not _recognizer(settings, service).calibrated
 
 
-def test_a_kept_calibration_of_another_board_is_not_read_on_with(
+def test_a_kept_calibration_of_another_variant_is_not_read_on_with(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings = Settings(variant="russian", journal=tmp_path / "journal.sqlite")
@@ -93,7 +93,7 @@ def test_a_kept_calibration_of_another_board_is_not_read_on_with(
         service.record(settings.table, "move", {"notation": "32-28"})
         with caplog.at_level(logging.WARNING, logger="pi.wiring"):
             assert not _recognizer(international, service).calibrated
-        assert "for the 8x8 board, not international's 10x10" in caplog.text
+        assert "the calibration kept is russian's, not international's" in caplog.text
         journal.keep_calibration("1", "{not json")
         with caplog.at_level(logging.WARNING, logger="pi.wiring"):
             assert not _recognizer(international, service).calibrated
