@@ -35,7 +35,9 @@ T = TypeVar("T")
 
 Recognizer = Callable[[Frame], Observation]
 """Vision: a frame to an observation (it must not raise for a board it cannot find; it
-returns ``Observation(board_found=False)``, but the pipeline survives if it does)."""
+returns ``Observation(board_found=False)``, but the pipeline survives if it does). One
+that calibrates the table first (:class:`pi.wiring.CalibratingRecognizer`) says so with a
+``waiting`` attribute: why it does not read yet, None once it does."""
 
 RecorderOutput = tuple[str, Mapping[str, Any]]
 """A journal event kind and its data (see :mod:`pi.record`)."""
@@ -113,9 +115,10 @@ class Health:
 
     status: str
     """``starting``, ``ok``, ``camera lost``, ``camera frozen`` (it sends the same picture
-    over and over), ``board not found``, ``board covered`` (seen, but a hand or motion over
-    it for ``covered_seconds``: its frames carry no evidence), ``source ended``,
-    ``journal error`` or ``stopped``."""
+    over and over), ``not calibrated`` (vision waits to calibrate the table: ``waiting``
+    says why), ``board not found``, ``board covered`` (seen, but a hand or motion over it
+    for ``covered_seconds``: its frames carry no evidence), ``source ended``, ``journal
+    error`` or ``stopped``."""
     source: str
     fps: float
     """Frames analysed per second (last few seconds)."""
@@ -134,6 +137,8 @@ class Health:
     last_frame_age_s: float | None
     last_settled_age_s: float | None
     board_found: bool | None
+    waiting: str | None
+    """Why vision does not read the board yet (the table is not calibrated), if so."""
     reprojection_error_px: float | None
     occlusion: float | None
     moves_recorded: int
@@ -367,6 +372,7 @@ class LivePipeline:
     def health(self) -> Health:
         c = self._counters
         now = time.monotonic()
+        waiting: str | None = getattr(self.recognize, "waiting", None)
         with c.lock:
             lat = sorted(c.latencies)
             obs = c.last_observation
@@ -377,7 +383,7 @@ class LivePipeline:
                     frozen = c.last_repeat is not None and now - c.last_repeat < self.stale_seconds
                     status = "camera frozen" if frozen else "camera lost"
                 elif obs is not None and not obs.board_found:
-                    status = "board not found"
+                    status = "board not found" if waiting is None else "not calibrated"
                 elif obs is not None and not _settled(obs):
                     since = c.last_settled if c.last_settled is not None else c.first_processed
                     if since is not None and now - since > self.covered_seconds:
@@ -401,6 +407,7 @@ class LivePipeline:
                 if c.last_settled is None
                 else round(now - c.last_settled, 3),
                 board_found=None if obs is None else obs.board_found,
+                waiting=waiting,
                 reprojection_error_px=None if obs is None else obs.reprojection_error_px,
                 occlusion=None if obs is None else obs.occlusion,
                 moves_recorded=c.moves,

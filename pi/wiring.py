@@ -150,8 +150,9 @@ def adapted_to_table(
 class CalibratingRecognizer:
     """Runs vision's Observer on each frame, calibrating from the start position first.
 
-    ``calibrated`` tells whether it has a calibration; ``waiting_reason`` why not yet.
-    ``keep`` is given the calibration it makes, with the frame it made it from.
+    ``calibrated`` tells whether it has a calibration; ``waiting_reason`` why not yet, and
+    ``waiting`` the same for the live loop's health (None once calibrated). ``keep`` is
+    given the calibration it makes, with the frame it made it from.
     """
 
     def __init__(
@@ -169,6 +170,10 @@ class CalibratingRecognizer:
     @property
     def calibrated(self) -> bool:
         return self.observer is not None
+
+    @property
+    def waiting(self) -> str | None:
+        return None if self.calibrated else self.waiting_reason
 
     def __call__(self, frame: Frame) -> Observation:
         if frame.image is None:

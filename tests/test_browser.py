@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 import pytest
 
+from pi.capture import Frame, FrameSource
 from pi.config import EventSettings, Settings
 from pi.pipeline import LivePipeline
 from pi.server import create_app
@@ -204,6 +207,39 @@ def test_board_page_shows_a_lost_camera(browser: Any, tmp_path: Path) -> None:
         assert page.locator("#white").inner_text() == "White"
         assert page.locator("#black").inner_text() == "Black"
         save(page, "board-camera-lost.png", tmp_path)
+        page.close()
+
+
+class _CameraOverAnEmptyTable(FrameSource):
+    """A live camera that sees no board yet: nothing to calibrate the table from."""
+
+    live = True
+
+    def __init__(self) -> None:
+        self.closed = threading.Event()
+
+    def close(self) -> None:
+        self.closed.set()
+
+    def __iter__(self) -> Iterator[Frame]:
+        index = 0
+        while not self.closed.wait(0.1):
+            yield Frame(index, index * 0.1, np.full((480, 640, 3), 128, np.uint8))
+            index += 1
+
+
+def test_board_page_says_the_table_waits_to_calibrate(browser: Any, tmp_path: Path) -> None:
+    settings = Settings(table="5", journal=tmp_path / "j.sqlite")
+
+    def waiting_pipeline(s: Settings, service: TableService) -> LivePipeline:
+        return build_pipeline(s, service, source=_CameraOverAnEmptyTable())
+
+    with live_server(create_app(settings, pipeline_factory=waiting_pipeline)) as url:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{url}/board/5")
+        page.wait_for_selector("#status[data-status='not calibrated']", timeout=5000)
+        banner = page.locator("#status").inner_text()
+        assert banner.startswith("Not calibrated: set up the start position (frame "), banner
         page.close()
 
 

@@ -295,6 +295,25 @@ def test_stale_camera_is_reported_and_the_loop_stays_alive() -> None:
     assert pipeline.health().status == "stopped"
 
 
+def test_a_table_waiting_to_calibrate_says_so_not_board_not_found() -> None:
+    """Before the start position is set up, the camera sees the board but vision cannot
+    read it yet: the arbiter is told what the table waits for."""
+    from pi.wiring import CalibratingRecognizer
+
+    service = TableService(Journal(":memory:"))
+    record = service.ensure_game("t", INTERNATIONAL)
+    camera = StalledCamera(Position.initial(INTERNATIONAL), frames=0)
+    recognizer = CalibratingRecognizer(INTERNATIONAL, None)
+    pipeline = LivePipeline(camera, recognizer, RecorderAdapter(record), service, "t")
+    pipeline.start()
+    blank = np.full((480, 640, 3), 128, np.uint8)  # no board in it to calibrate from
+    pipeline.process(Frame(0, 0.0, blank))
+    health = pipeline.health()
+    assert (health.status, health.board_found) == ("not calibrated", False)
+    assert health.waiting is not None and health.waiting.startswith("frame 0: ")
+    pipeline.stop()
+
+
 def test_bumped_board_is_reported_and_recording_resumes() -> None:
     start = Position.initial(INTERNATIONAL)
     first = start.parse_move("32-28")

@@ -188,6 +188,7 @@ function render(state) {
 const STATUS_TEXT = {
   "camera lost": "Camera lost: no new picture",
   "camera frozen": "Camera frozen: the same picture over and over",
+  "not calibrated": "Not calibrated: set up the start position",
   "board not found": "Board not found: the camera cannot see the board",
   "board covered": "Board covered: a hand or an arm is over it; moves show once it is clear",
   "source ended": "Recording finished",
@@ -206,6 +207,7 @@ function showHealth(h) {
     let text = STATUS_TEXT[h.status] || h.status;
     if ((h.status === "camera lost" || h.status === "camera frozen") && h.last_frame_age_s != null)
       text += ` for ${Math.round(h.last_frame_age_s)} s`;
+    if (h.status === "not calibrated" && h.waiting) text += ` (${h.waiting})`;
     if (h.status === "board covered" && h.last_settled_age_s != null)
       text += ` (${Math.round(h.last_settled_age_s)} s)`;
     banner.textContent = text;
