@@ -47,7 +47,8 @@ def vision_recognizer(settings: Settings, service: TableService | None = None) -
     model adapted from the start image the file keeps (its colour prototypes where it keeps
     none). Without one, the table calibrates itself from the first frame that shows
     the start position (as an arbiter calibrates when the pieces are set up); frames before
-    that read as "board not found", so the live loop carries on. With the tables'
+    that carry no board, so the live loop carries on (its health: "not calibrated", and
+    why). With the tables'
     ``service``, that calibration is kept in the journal, and a game already under way there
     reads on with the table's last one (:func:`resumed_calibration`).
 
@@ -63,37 +64,42 @@ def vision_recognizer(settings: Settings, service: TableService | None = None) -
     if service is None:
         return CalibratingRecognizer(variant, None)
     journal, table_id = service.journal, settings.table
-    resumed = resumed_calibration(journal, service.current(table_id))
-    return CalibratingRecognizer(
-        variant,
-        None if resumed is None else observer_for(variant, resumed),
-        keep=lambda table: journal.keep_calibration(table_id, table.model_dump_json()),
-    )
+
+    def keep(table: TableCalibration) -> None:
+        journal.keep_calibration(table_id, table.model_dump_json())
+
+    try:
+        resumed = resumed_calibration(journal, service.current(table_id))
+    except CalibrationError as exc:
+        log.warning("table %s: %s", table_id, exc)
+        return CalibratingRecognizer(variant, None, keep=keep, cannot_resume=str(exc))
+    observer = None if resumed is None else observer_for(variant, resumed)
+    return CalibratingRecognizer(variant, observer, keep=keep)
 
 
 def resumed_calibration(journal: Journal, game: GameRecord) -> TableCalibration | None:
     """The calibration a device restarted during ``game`` reads on with: its table's last
     one kept in the journal, where the game is under way. A game at its start position
     calibrates afresh from it, under today's light, and perhaps with another set (None).
+
+    :raises CalibrationError: the game is under way and no calibration of its variant is
+        kept (the message says which).
     """
     if game.position == Position.initial(game.variant):
         return None
+    under_way = f"game {game.game_id} is under way"
     text = journal.kept_calibration(game.table_id)
     if text is None:
-        log.warning("table %s: no calibration kept to read game %s on", game.table_id, game.game_id)
-        return None
+        raise CalibrationError(f"{under_way} and the journal keeps no calibration of the table")
     try:
         table = TableCalibration.model_validate_json(text)
     except ValidationError as exc:
-        log.warning("table %s: the calibration kept in the journal is bad: %s", game.table_id, exc)
-        return None
+        raise CalibrationError(f"{under_way}: the calibration kept is bad ({exc})") from None
     if table.variant != game.variant.name:
         # another board, or the same one numbered and turned otherwise (english's)
-        log.warning(
-            "table %s: the calibration kept is %s's, not %s's: calibrate the table",
-            game.table_id, table.variant, game.variant.name,
-        )  # fmt: skip
-        return None
+        raise CalibrationError(
+            f"{under_way}: the calibration kept is {table.variant}'s, not {game.variant.name}'s"
+        )
     log.info("table %s: game %s reads on with the calibration kept", game.table_id, game.game_id)
     return table
 
@@ -152,7 +158,9 @@ class CalibratingRecognizer:
 
     ``calibrated`` tells whether it has a calibration; ``waiting_reason`` why not yet, and
     ``waiting`` the same for the live loop's health (None once calibrated). ``keep`` is
-    given the calibration it makes, with the frame it made it from.
+    given the calibration it makes, with the frame it made it from. ``cannot_resume``: why
+    a game under way, whose start position will not come back, could not read on (said
+    with every wait: the arbiter must calibrate the table, or set up the start again).
     """
 
     def __init__(
@@ -161,11 +169,13 @@ class CalibratingRecognizer:
         observer: Observer | None,
         *,
         keep: Callable[[TableCalibration], None] | None = None,
+        cannot_resume: str | None = None,
     ) -> None:
         self.variant = variant
         self.observer = observer
         self.keep = keep
-        self.waiting_reason = "waiting for the start position to calibrate the table"
+        self.cannot_resume = cannot_resume
+        self.waiting_reason = self._why("waiting for the start position to calibrate the table")
 
     @property
     def calibrated(self) -> bool:
@@ -184,12 +194,15 @@ class CalibratingRecognizer:
                     frame.image, self.variant, source=f"frame {frame.index}"
                 )
             except CalibrationError as exc:
-                self.waiting_reason = str(exc)
+                self.waiting_reason = self._why(str(exc))
                 return Observation(frame.time, (), board_found=False, frame_index=frame.index)
             log.info("table calibrated from frame %d (%s)", frame.index, table.method)
             self.observer = observer_for(self.variant, table, frame.image)
             self._keep(table, frame.image)
         return self.observer.observe(frame.image, frame.time)
+
+    def _why(self, reason: str) -> str:
+        return reason if self.cannot_resume is None else f"{self.cannot_resume}; {reason}"
 
     def _keep(self, table: TableCalibration, frame: Image) -> None:
         if self.keep is None:

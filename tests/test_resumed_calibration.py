@@ -81,23 +81,39 @@ def test_a_game_at_its_start_calibrates_afresh(tmp_path: Path) -> None:
         assert not _recognizer(settings, service).calibrated
 
 
-def test_a_kept_calibration_of_another_variant_is_not_read_on_with(
+def test_without_a_kept_calibration_of_its_variant_a_game_under_way_says_so(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The table waits, and says with every wait why the start position will not do."""
     settings = Settings(variant="russian", journal=tmp_path / "journal.sqlite")
     _play_the_opening(settings)
     international = settings.model_copy(update={"variant": "international"})
     with Journal(settings.journal) as journal:
         service = TableService(journal)
-        service.start_game(settings.table, "international")
+        game = service.start_game(settings.table, "international")
         service.record(settings.table, "move", {"notation": "32-28"})
         with caplog.at_level(logging.WARNING, logger="pi.wiring"):
-            assert not _recognizer(international, service).calibrated
-        assert "the calibration kept is russian's, not international's" in caplog.text
+            other = _recognizer(international, service)
+        under_way = f"game {game.game_id} is under way: "
+        assert not other.calibrated
+        assert other.waiting == under_way + (
+            "the calibration kept is russian's, not international's; "
+            "waiting for the start position to calibrate the table"
+        )
+        assert "the calibration kept is russian's" in caplog.text
         journal.keep_calibration("1", "{not json")
-        with caplog.at_level(logging.WARNING, logger="pi.wiring"):
-            assert not _recognizer(international, service).calibrated
-        assert "kept in the journal is bad" in caplog.text
+        bad = _recognizer(international, service)
+        assert not bad.calibrated and (bad.waiting or "").startswith(
+            under_way + "the calibration kept is bad"
+        )
+    with Journal(tmp_path / "other.sqlite") as journal:  # a journal that never kept one
+        service = TableService(journal)
+        service.start_game("1", "international")
+        service.record("1", "move", {"notation": "32-28"})
+        none = _recognizer(international, service)
+        blank = Frame(0, 0.0, np.full((480, 640, 3), 128, np.uint8))
+        assert not none(blank).board_found
+        assert "the journal keeps no calibration of the table; frame 0: " in (none.waiting or "")
 
 
 def test_a_calibration_that_cannot_be_kept_does_not_stop_the_game(
