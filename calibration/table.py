@@ -21,9 +21,10 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from calibration.intrinsics import CameraIntrinsics
+from rules.appearance import looks_the_same_swapped
 from rules.observation import Top
 from rules.position import Position
-from rules.variants import Variant
+from rules.variants import Variant, find_variant
 from vision.camera import Undistorter
 from vision.locate import BoardLocation, BoardNotFound, Image
 from vision.observe import ObserverConfig, Registration, locate
@@ -89,6 +90,10 @@ class TableCalibration(BaseModel):
     intrinsics: CameraIntrinsics | None = Field(
         default=None, description="camera intrinsics when measured (damcam calibrate intrinsics)"
     )
+    fen: str | None = Field(
+        default=None,
+        description="the position the image shows, where it is not the variant's start",
+    )
     start_image: str | None = Field(
         default=None,
         description="the start-position image calibrated from, before any undistortion: "
@@ -130,6 +135,12 @@ class TableCalibration(BaseModel):
         except ValueError as exc:
             raise CalibrationError(f"the calibration's start_image: {exc}") from None
 
+    def position(self) -> Position:
+        """The position the calibration image shows: the variant's start, or ``fen``."""
+        if self.fen is None:
+            return Position.initial(find_variant(self.variant))
+        return Position.from_fen(self.variant, self.fen)
+
     def registration(self) -> Registration:
         intrinsics = self.intrinsics.intrinsics() if self.intrinsics is not None else None
         return Registration(turns=self.turns, intrinsics=intrinsics)
@@ -163,8 +174,12 @@ def encode_frame(frame: Image) -> bytes:
 
 def start_tops(variant: Variant) -> list[Top]:
     """What the top of each square shows in the start position, in Square order."""
-    start = Position.initial(variant)
-    return [Top.of(start.piece_at(sq)) for sq in variant.geometry.squares]
+    return position_tops(Position.initial(variant))
+
+
+def position_tops(position: Position) -> list[Top]:
+    """What the top of each square shows in ``position``, in Square order."""
+    return [Top.of(position.piece_at(sq)) for sq in position.variant.geometry.squares]
 
 
 def calibrate_start_position(
@@ -175,7 +190,7 @@ def calibrate_start_position(
     light_is_white: bool | None = None,
     source: str = "image",
 ) -> TableCalibration:
-    """Calibrate from one image of the start position.
+    """Calibrate from one image of the start position (:func:`calibrate_position`).
 
     Of the turns that put the pieces on the playable squares, the one whose bottom side's
     men are the lighter (or, with ``light_is_white`` False, the darker) is White's view.
@@ -185,22 +200,50 @@ def calibrate_start_position(
 
     :raises CalibrationError: no board, or the image does not look like a start position.
     """
+    start = Position.initial(variant)
+    return calibrate_position(
+        image, start, config=config, light_is_white=light_is_white, source=source
+    )
+
+
+def calibrate_position(
+    image: Image,
+    position: Position,
+    *,
+    config: ObserverConfig | None = None,
+    light_is_white: bool | None = None,
+    source: str = "image",
+) -> TableCalibration:
+    """Calibrate from one image of a known ``position``: the start position, or a game's
+    position where the start will not come back (a device restarted mid-game with no
+    calibration kept, a game set up from a FEN).
+
+    A position that looks the same turned half a turn with its colours exchanged, as every
+    start position does, is turned by its men's lightness as
+    :func:`calibrate_start_position` says. Any other shows its own turn: the one under
+    which fewer squares look unlike the rest of their group (then the tighter groups), and
+    White's men are then whichever colour stands where the position puts them.
+
+    :raises CalibrationError: no board, or the image does not look like ``position``.
+    """
     config = config or ObserverConfig()
+    variant = position.variant
     geometry = variant.geometry
+    what = "start position" if position == Position.initial(variant) else "position"
     found = locate(image, geometry.size, config.markers)
     if isinstance(found, BoardNotFound):
         raise CalibrationError(f"{source}: {found.reason}")
-    tops = start_tops(variant)
-    white = np.array([t == Top.WHITE_MAN for t in tops])
-    black = np.array([t == Top.BLACK_MAN for t in tops])
+    tops = position_tops(position)
+    white = np.array([t in (Top.WHITE_MAN, Top.WHITE_KING) for t in tops])
+    black = np.array([t in (Top.BLACK_MAN, Top.BLACK_KING) for t in tops])
     crops_by_turn = {
         turns: square_crops(image, found, geometry, turns=turns)
         for turns in parity_turns(image, found, geometry)
     }
     colours = {turns: centre_colours(crops) for turns, crops in crops_by_turn.items()}
-    # The start position's three groups (empty, White's men, Black's men) look alike
-    # within themselves only under the right turn or the one opposite it: on an odd
-    # board, where parity leaves all four, this rules out the quarter turns.
+    # The position's three groups (empty, White's pieces, Black's) look alike within
+    # themselves only under the right turn or, for the start, the one opposite it: on an
+    # odd board, where parity leaves all four, this rules out the quarter turns.
     scatter = {t: class_scatter(c, white, black) for t, c in colours.items()}
     least = min(scatter, key=scatter.__getitem__)
     candidates = [t for t in (least, (least + 2) % 4) if t in colours]
@@ -209,7 +252,17 @@ def calibrate_start_position(
         for t in candidates
     }
     ambiguous = all(abs(v) < SIMILAR_LIGHTNESS for v in lighter.values())
-    if light_is_white is None and ambiguous:
+    if not looks_the_same_swapped(position):
+        turns = min(
+            candidates,
+            key=lambda t: (int(off_colour_squares(colours[t], white, black).sum()), scatter[t]),
+        )
+        if light_is_white is not None and light_is_white != (lighter[turns] > 0):
+            raise CalibrationError(
+                f"{source}: White's men are the {'lighter' if lighter[turns] > 0 else 'darker'}"
+                " where the position puts them"
+            )
+    elif light_is_white is None and ambiguous:
         # Men alike in lightness: White is taken on the camera's side, as `damcam read`
         # does without a calibration.
         turns = bottom_facing_turn(found, candidates)
@@ -223,7 +276,7 @@ def calibrate_start_position(
         wanted = 1.0 if light_is_white is None or light_is_white else -1.0
         turns = max(candidates, key=lambda t: wanted * lighter[t])
         if wanted * lighter[turns] <= 0:
-            raise CalibrationError(f"{source}: no turn of the board shows the start position")
+            raise CalibrationError(f"{source}: no turn of the board shows the {what}")
         if ambiguous:
             log.warning(
                 "%s: the two sides' men differ little in lightness (%.0f of 255): check"
@@ -237,21 +290,22 @@ def calibrate_start_position(
     if odd.sum() > off_colour_allowance(colours[turns], white, black, odd):
         names = ", ".join(geometry.name(sq) for sq in squares[odd][:8])
         raise CalibrationError(
-            f"{source}: {int(odd.sum())} squares do not look like the rest of the start"
-            f" position ({names}): a hand over the board, or pieces out of place"
+            f"{source}: {int(odd.sum())} squares do not look like the rest of the {what}"
+            f" ({names}): a hand over the board, or pieces out of place"
         )
     crops = crops_by_turn[turns]
     lookalike = lookalike_squares(colours[turns], white, black, rim_strengths(crops))
     if lookalike.any():
         names = ", ".join(geometry.name(sq) for sq in squares[lookalike][:8])
         raise CalibrationError(
-            f"{source}: {int(lookalike.sum())} squares look like another part of the start"
-            f" position ({names}): pieces moved (not the start position), or a hand over them"
+            f"{source}: {int(lookalike.sum())} squares look like another part of the {what}"
+            f" ({names}): pieces moved (not the {what}), or a hand over them"
         )
     keep = ~odd  # the few odd squares allowed (a glint, a stray shadow) are left out
     kept_tops = [t for t, k in zip(tops, keep, strict=True) if k]
     prototypes = ColourPrototypes.learn(crops[keep], kept_tops, light_is_white=light_is_white)
-    return _calibration(variant, image, found, turns, prototypes)
+    table = _calibration(variant, image, found, turns, prototypes)
+    return table if what == "start position" else table.model_copy(update={"fen": position.fen()})
 
 
 def off_colour_squares(

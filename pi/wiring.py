@@ -14,9 +14,9 @@ from pydantic import ValidationError
 from calibration.table import (
     CalibrationError,
     TableCalibration,
-    calibrate_start_position,
+    calibrate_position,
     encode_frame,
-    start_tops,
+    position_tops,
 )
 from models.classifier import ModelFileError, OnnxSquareClassifier
 from pi.capture import Frame, FrameSource, open_source
@@ -48,9 +48,10 @@ def vision_recognizer(settings: Settings, service: TableService | None = None) -
     none). Without one, the table calibrates itself from the first frame that shows
     the start position (as an arbiter calibrates when the pieces are set up); frames before
     that carry no board, so the live loop carries on (its health: "not calibrated", and
-    why). With the tables'
-    ``service``, that calibration is kept in the journal, and a game already under way there
-    reads on with the table's last one (:func:`resumed_calibration`).
+    why). With the tables' ``service``, that calibration is kept in the journal; a game
+    already under way there reads on with the table's last one (:func:`resumed_calibration`)
+    or, where none of its variant is kept, calibrates from a frame that shows the game's
+    position as the journal has it (as does a game set up from a FEN).
 
     :raises VisionUnavailableError: the calibration file cannot be read.
     """
@@ -68,13 +69,18 @@ def vision_recognizer(settings: Settings, service: TableService | None = None) -
     def keep(table: TableCalibration) -> None:
         journal.keep_calibration(table_id, table.model_dump_json())
 
+    def position() -> Position:
+        return service.current(table_id).position
+
     try:
         resumed = resumed_calibration(journal, service.current(table_id))
     except CalibrationError as exc:
         log.warning("table %s: %s", table_id, exc)
-        return CalibratingRecognizer(variant, None, keep=keep, cannot_resume=str(exc))
+        return CalibratingRecognizer(
+            variant, None, keep=keep, position=position, cannot_resume=str(exc)
+        )
     observer = None if resumed is None else observer_for(variant, resumed)
-    return CalibratingRecognizer(variant, observer, keep=keep)
+    return CalibratingRecognizer(variant, observer, keep=keep, position=position)
 
 
 def resumed_calibration(journal: Journal, game: GameRecord) -> TableCalibration | None:
@@ -127,8 +133,8 @@ def adapted_to_table(
     table: TableCalibration,
     start_frame: Image | None = None,
 ) -> OnnxSquareClassifier:
-    """``model`` adapted to this table's set from its start-position frame (default: the
-    image the calibration keeps), under the calibration's turn.
+    """``model`` adapted to this table's set from its calibration frame (default: the
+    image the calibration keeps, of the position it names), under the calibration's turn.
 
     :raises CalibrationError: there is no start frame, or no board in it.
     """
@@ -142,25 +148,29 @@ def adapted_to_table(
     if isinstance(found, BoardNotFound):
         raise CalibrationError(f"the calibration's start image: {found.reason}")
     registration = table.registration()
-    return model.adapted_on_frame(
-        frame,
-        found,
-        variant.geometry,
-        np.array(start_tops(variant)),
-        turns=registration.turns,
-        camera=registration.camera,
-        towers=variant.towers,
-    )
+    try:
+        return model.adapted_on_frame(
+            frame,
+            found,
+            variant.geometry,
+            np.array(position_tops(table.position())),
+            turns=registration.turns,
+            camera=registration.camera,
+            towers=variant.towers,
+        )
+    except ValueError as exc:  # a position without men of one side, say
+        raise CalibrationError(f"the model cannot adapt to this frame: {exc}") from None
 
 
 class CalibratingRecognizer:
     """Runs vision's Observer on each frame, calibrating from the start position first.
 
     ``calibrated`` tells whether it has a calibration; ``waiting_reason`` why not yet, and
-    ``waiting`` the same for the live loop's health (None once calibrated). ``keep`` is
-    given the calibration it makes, with the frame it made it from. ``cannot_resume``: why
-    a game under way, whose start position will not come back, could not read on (said
-    with every wait: the arbiter must calibrate the table, or set up the start again).
+    ``waiting`` the same for the live loop's health (None once calibrated). ``position``
+    gives the position to calibrate from (default: the start position; the live path's is
+    the game's, as the journal has it). ``keep`` is given the calibration it makes, with
+    the frame it made it from. ``cannot_resume``: why a game under way could not read on
+    with a kept calibration (said with every wait).
     """
 
     def __init__(
@@ -169,13 +179,17 @@ class CalibratingRecognizer:
         observer: Observer | None,
         *,
         keep: Callable[[TableCalibration], None] | None = None,
+        position: Callable[[], Position] | None = None,
         cannot_resume: str | None = None,
     ) -> None:
         self.variant = variant
         self.observer = observer
         self.keep = keep
+        self.position = position or (lambda: Position.initial(variant))
         self.cannot_resume = cannot_resume
-        self.waiting_reason = self._why("waiting for the start position to calibrate the table")
+        at_start = self.position() == Position.initial(variant)
+        shown = "the start position" if at_start else "the game's position"
+        self.waiting_reason = self._why(f"waiting for {shown} to calibrate the table")
 
     @property
     def calibrated(self) -> bool:
@@ -190,8 +204,8 @@ class CalibratingRecognizer:
             return Observation(frame.time, (), board_found=False, frame_index=frame.index)
         if self.observer is None:
             try:
-                table = calibrate_start_position(
-                    frame.image, self.variant, source=f"frame {frame.index}"
+                table = calibrate_position(
+                    frame.image, self.position(), source=f"frame {frame.index}"
                 )
             except CalibrationError as exc:
                 self.waiting_reason = self._why(str(exc))

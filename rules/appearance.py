@@ -51,6 +51,22 @@ def view(position: Position) -> View:
     )
 
 
+SWAPPED_TOP = (Top.EMPTY, Top.BLACK_MAN, Top.BLACK_KING, Top.WHITE_MAN, Top.WHITE_KING)
+"""Each top (by its value) with its colour exchanged."""
+
+
+def looks_the_same_swapped(position: Position) -> bool:
+    """Whether the position looks the same from above turned half a turn with its colours
+    exchanged (every start position of a variant whose two sides start alike): a camera
+    that cannot tell the two sets' colours apart cannot tell which side is White's."""
+    seen = view(position)
+    last = len(seen) - 1
+    return all(
+        seen[last - sq].top == SWAPPED_TOP[sv.top] and seen[last - sq].height == sv.height
+        for sq, sv in enumerate(seen)
+    )
+
+
 def tops(v: View) -> tuple[Top, ...]:
     """Only the colours and stripes of a view: what a camera that cannot judge height sees."""
     return tuple(s.top for s in v)

@@ -40,7 +40,7 @@ import math
 from dataclasses import dataclass
 
 from rules import arbiter, scoresheet
-from rules.appearance import view
+from rules.appearance import SWAPPED_TOP, looks_the_same_swapped, view
 from rules.draws import DrawRule, DrawState
 from rules.events import (
     ColoursExchanged,
@@ -623,7 +623,7 @@ class Recorder:
         English checkers). The price: a first move out of turn is read as this."""
         if self.record or self._swapped or self._rotated or self.position != self.start:
             return False
-        if not _looks_the_same_swapped(self.start):
+        if not looks_the_same_swapped(self.start):
             return False
         turned = [None if s is None else list(_swap_colours(s)) for s in sums[::-1]]
         ranked = self._ranked(turned)
@@ -661,7 +661,7 @@ class Recorder:
             _Frame(
                 f.time,
                 tuple(None if lp is None else _swap_colours(lp) for lp in f.logp[::-1]),
-                tuple(-1 if t < 0 else _SWAPPED_TOP[t] for t in f.labels[::-1]),
+                tuple(-1 if t < 0 else SWAPPED_TOP[t] for t in f.labels[::-1]),
                 f.heights[::-1],
             )
             for f in self._window.frames
@@ -1295,24 +1295,9 @@ class Recorder:
 _SIDE = {-1: -1, 0: 0, 1: 1, 2: 1, 3: 2, 4: 2}
 """A top's side: 0 empty, 1 White, 2 Black (-1: the square was hidden)."""
 
-_SWAPPED_TOP = (Top.EMPTY, Top.BLACK_MAN, Top.BLACK_KING, Top.WHITE_MAN, Top.WHITE_KING)
-"""Each top with its colour exchanged."""
-
-
 def _swap_colours(values: tuple[float, ...] | list[float]) -> tuple[float, ...]:
     """Per-top values (indexed by Top) with White's and Black's exchanged."""
-    return tuple(values[t] for t in _SWAPPED_TOP)
-
-
-def _looks_the_same_swapped(position: Position) -> bool:
-    """Whether the position looks the same from above turned half a turn with its colours
-    exchanged (every start position of a variant whose two sides start alike)."""
-    seen = view(position)
-    last = len(seen) - 1
-    return all(
-        seen[last - sq].top == _SWAPPED_TOP[sv.top] and seen[last - sq].height == sv.height
-        for sq, sv in enumerate(seen)
-    )
+    return tuple(values[t] for t in SWAPPED_TOP)
 
 
 def _fits(picture: Picture, cand: _Candidate) -> bool:

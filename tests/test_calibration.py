@@ -166,6 +166,32 @@ def test_men_alike_in_lightness_put_white_on_the_camera_side(tmp_path: Path) -> 
     assert result.exit_code != 0 and "light, dark or auto" in result.output
 
 
+def test_a_position_not_alike_turned_shows_its_own_turn() -> None:
+    """Purple and teal men, the camera on Black's side: from the start position the
+    camera's side is taken for White's, wrongly; from a position that does not look the
+    same turned with its colours exchanged, the pieces' layout tells the turn."""
+    scene = pytest.importorskip("synth.scene")
+    render = pytest.importorskip("synth.render")
+    from dataclasses import replace
+
+    from bench.calibration import centre_error_squares
+    from calibration.table import calibrate_position, calibrate_start_position
+    from rules.position import Position
+
+    lasca = find_variant("lasca")
+    style = replace(scene.Style.random(1019, lasca, hand=False), azimuth_deg=180.0)
+    start = Position.initial(lasca)
+    image, truth = _render_start("lasca", style)
+    assert centre_error_squares(calibrate_start_position(image, lasca), lasca, truth) > 1
+    played = start.push_text("10-14")
+    rendered = render.render_position(played, style, (960, 720))
+    table = calibrate_position(rendered.image, played)
+    assert centre_error_squares(table, lasca, rendered.truth) < 0.2
+    assert table.position() == played
+    with pytest.raises(CalibrationError, match="not the position"):
+        calibrate_position(image, played)  # the start is not that position
+
+
 def test_a_hand_over_the_start_position_is_refused_with_a_reason() -> None:
     scene = pytest.importorskip("synth.scene")
     from calibration.table import calibrate_start_position

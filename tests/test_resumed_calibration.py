@@ -1,5 +1,6 @@
 """A table that calibrated itself keeps the calibration in the journal, so a device
-restarted mid-game, when the start position will not come back, reads on with it."""
+restarted mid-game, when the start position will not come back, reads on with it; with
+none kept, or for a game set up from a FEN, it calibrates from the game's position."""
 
 from __future__ import annotations
 
@@ -98,7 +99,7 @@ def test_without_a_kept_calibration_of_its_variant_a_game_under_way_says_so(
         assert not other.calibrated
         assert other.waiting == under_way + (
             "the calibration kept is russian's, not international's; "
-            "waiting for the start position to calibrate the table"
+            "waiting for the game's position to calibrate the table"
         )
         assert "the calibration kept is russian's" in caplog.text
         journal.keep_calibration("1", "{not json")
@@ -126,3 +127,55 @@ def test_a_calibration_that_cannot_be_kept_does_not_stop_the_game(
     with caplog.at_level(logging.WARNING, logger="pi.wiring"):
         assert recognizer(_frame(0, Position.initial(RUSSIAN))).board_found
     assert recognizer.calibrated and "disk full" in caplog.text
+
+
+def _reads(recognizer: CalibratingRecognizer, index: int, position: Position) -> list[Top]:
+    seen = recognizer(_frame(index, position))
+    assert seen.board_found, recognizer.waiting
+    return [Top(int(np.argmax(s.probs))) for s in seen.squares]
+
+
+def _tops(position: Position) -> list[Top]:
+    return [Top.of(position.piece_at(sq)) for sq in position.variant.geometry.squares]
+
+
+def test_without_a_kept_calibration_a_game_under_way_calibrates_from_its_position(
+    tmp_path: Path,
+) -> None:
+    """No calibration kept (a journal from before they were): the table calibrates from a
+    frame that shows the game's position as the journal has it, and reads on."""
+    settings = Settings(variant="russian", journal=tmp_path / "journal.sqlite")
+    with Journal(settings.journal) as journal:
+        service = TableService(journal)
+        game = service.start_game(settings.table, RUSSIAN)
+        for move in OPENING:
+            service.record(settings.table, "move", {"notation": move})
+        reached = service.current(settings.table).position
+        recognizer = _recognizer(settings, service)
+        assert recognizer.waiting == (
+            f"game {game.game_id} is under way and the journal keeps no calibration of the"
+            " table; waiting for the game's position to calibrate the table"
+        )
+        # the start position is not the game's: no calibration from it
+        assert not recognizer(_frame(0, Position.initial(RUSSIAN))).board_found
+        assert not recognizer.calibrated
+        assert _reads(recognizer, 1, reached) == _tops(reached)
+        later = reached.push_text("b6-a5")
+        assert _reads(recognizer, 2, later) == _tops(later)
+        assert journal.kept_calibration("1") is not None  # kept, for the next restart
+
+
+def test_a_game_set_up_from_a_fen_calibrates_from_it(tmp_path: Path) -> None:
+    """A position that does not look the same turned with its colours exchanged shows its
+    own turn; kings are left out of the adaptation, which learns from the men."""
+    fen = "W:WKa1,c1,e1,g3,d4:Bb8,d8,f6,h6,Kc7"
+    settings = Settings(variant="russian", journal=tmp_path / "journal.sqlite")
+    with Journal(settings.journal) as journal:
+        service = TableService(journal)
+        service.start_game(settings.table, RUSSIAN, fen=fen)
+        position = service.current(settings.table).position
+        recognizer = _recognizer(settings, service)
+        assert _reads(recognizer, 0, position) == _tops(position)
+        assert recognizer.calibrated
+        kept = TableCalibration.model_validate_json(journal.kept_calibration("1") or "")
+        assert kept.position() == position
