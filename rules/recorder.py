@@ -1295,6 +1295,7 @@ class Recorder:
 _SIDE = {-1: -1, 0: 0, 1: 1, 2: 1, 3: 2, 4: 2}
 """A top's side: 0 empty, 1 White, 2 Black (-1: the square was hidden)."""
 
+
 def _swap_colours(values: tuple[float, ...] | list[float]) -> tuple[float, ...]:
     """Per-top values (indexed by Top) with White's and Black's exchanged."""
     return tuple(values[t] for t in SWAPPED_TOP)
