@@ -96,8 +96,9 @@ class TableCalibration(BaseModel):
     )
     start_image: str | None = Field(
         default=None,
-        description="the start-position image calibrated from, before any undistortion: "
-        "base64 of its image file; the square classifier adapts to the set from it",
+        description="the image calibrated from (the start position, or fen's), before any "
+        "undistortion: base64 of its image file; the square classifier adapts to the set "
+        "from it",
     )
 
     @field_validator("start_image")
