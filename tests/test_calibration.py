@@ -166,7 +166,7 @@ def test_men_alike_in_lightness_put_white_on_the_camera_side(tmp_path: Path) -> 
     assert result.exit_code != 0 and "light, dark or auto" in result.output
 
 
-def test_a_position_not_alike_turned_shows_its_own_turn() -> None:
+def test_a_position_not_alike_turned_shows_its_own_turn(tmp_path: Path) -> None:
     """Purple and teal men, the camera on Black's side: from the start position the
     camera's side is taken for White's, wrongly; from a position that does not look the
     same turned with its colours exchanged, the pieces' layout tells the turn."""
@@ -190,6 +190,16 @@ def test_a_position_not_alike_turned_shows_its_own_turn() -> None:
     assert table.position() == played
     with pytest.raises(CalibrationError, match="not the position"):
         calibrate_position(image, played)  # the start is not that position
+    # The same through `damcam calibrate --fen`: no warning about which side is White.
+    photo, out = tmp_path / "played.png", tmp_path / "table.json"
+    cv2.imwrite(str(photo), rendered.image)
+    args = ["calibrate", str(photo), "--variant", "lasca", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--fen", played.fen()])
+    assert result.exit_code == 0, result.output
+    assert "alike in lightness" not in result.output
+    assert TableCalibration.load(out).position() == played
+    result = CliRunner().invoke(app, [*args, "--fen", "W:Wz9"])
+    assert result.exit_code == 2 and "--fen 'W:Wz9'" in result.output
 
 
 def test_a_hand_over_the_start_position_is_refused_with_a_reason() -> None:

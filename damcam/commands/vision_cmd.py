@@ -18,10 +18,11 @@ from calibration.table import (
     SIMILAR_LIGHTNESS,
     CalibrationError,
     TableCalibration,
-    calibrate_start_position,
+    calibrate_position,
     encode_frame,
 )
-from rules import find_variant
+from rules import Position, find_variant
+from rules.appearance import looks_the_same_swapped
 from rules.variants import Variant
 from vision.board_spec import MarkerBoardSpec
 from vision.camera import Undistorter, distort_points
@@ -178,8 +179,16 @@ def calibrate_command(
     sheet: Annotated[
         bool, typer.Option("--sheet", help="Intrinsics: write the ChArUco sheet to print.")
     ] = False,
+    fen: Annotated[
+        str | None,
+        typer.Option(
+            "--fen",
+            help="Table: the photo shows this position, not the start (a game under way, or "
+            "set up from a FEN).",
+        ),
+    ] = None,
 ) -> None:
-    """Calibrate a table from its start position and write the JSON;
+    """Calibrate a table from its start position (or ``--fen``'s) and write the JSON;
     ``damcam calibrate markers`` prints the marker sheet for the variant's board instead, and
     ``damcam calibrate intrinsics --views VIEWS`` measures the camera from photos of
     the ChArUco sheet (``--sheet`` prints it)."""
@@ -203,10 +212,17 @@ def calibrate_command(
         except ValueError as exc:
             raise _fail(str(exc)) from None
         frame = _undistort(frame, camera, intrinsics)
+    game_variant = _variant(variant)
     try:
-        table = calibrate_start_position(
+        position = (
+            Position.initial(game_variant) if fen is None else Position.from_fen(game_variant, fen)
+        )
+    except ValueError as exc:
+        raise _fail(f"--fen {fen!r}: {exc}") from None
+    try:
+        table = calibrate_position(
             frame,
-            _variant(variant),
+            position,
             light_is_white=None if white == "auto" else white == "light",
             source=source,
         )
@@ -222,7 +238,8 @@ def calibrate_command(
         f"wrote {out} (board {table.size}x{table.size} by {table.method}, turns {table.turns})"
     )
     light, dark = table.light_lab[0], table.dark_lab[0]
-    if abs(light - dark) < SIMILAR_LIGHTNESS:
+    # a position that does not look the same turned and exchanged shows its own turn
+    if abs(light - dark) < SIMILAR_LIGHTNESS and looks_the_same_swapped(position):
         side = "the side nearer the image's bottom" if white == "auto" else f"the {white}er men"
         typer.echo(
             f"warning: the two sides' men are alike in lightness (L {light:.0f} and"
