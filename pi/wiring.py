@@ -163,7 +163,8 @@ def adapted_to_table(
 
 
 class CalibratingRecognizer:
-    """Runs vision's Observer on each frame, calibrating from the start position first.
+    """Runs vision's Observer on each frame, calibrating the table first from a frame of
+    the start position (or of the game's position, where the start will not come back).
 
     ``calibrated`` tells whether it has a calibration; ``waiting_reason`` why not yet, and
     ``waiting`` the same for the live loop's health (None once calibrated). ``position``
