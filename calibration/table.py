@@ -230,7 +230,8 @@ def calibrate_position(
     config = config or ObserverConfig()
     variant = position.variant
     geometry = variant.geometry
-    what = "start position" if position == Position.initial(variant) else "position"
+    at_start = position == Position.initial(variant)
+    what = "start position" if at_start else "position"
     found = locate(image, geometry.size, config.markers)
     if isinstance(found, BoardNotFound):
         raise CalibrationError(f"{source}: {found.reason}")
@@ -305,8 +306,8 @@ def calibrate_position(
     keep = ~odd  # the few odd squares allowed (a glint, a stray shadow) are left out
     kept_tops = [t for t, k in zip(tops, keep, strict=True) if k]
     prototypes = ColourPrototypes.learn(crops[keep], kept_tops, light_is_white=light_is_white)
-    table = _calibration(variant, image, found, turns, prototypes)
-    return table if what == "start position" else table.model_copy(update={"fen": position.fen()})
+    fen = None if at_start else position.fen()
+    return _calibration(variant, image, found, turns, prototypes, fen)
 
 
 def off_colour_squares(
@@ -495,6 +496,7 @@ def _calibration(
     found: BoardLocation,
     turns: int,
     prototypes: ColourPrototypes,
+    fen: str | None,
 ) -> TableCalibration:
     height, width = image.shape[:2]
     return TableCalibration(
@@ -509,4 +511,5 @@ def _calibration(
         dark_lab=prototypes.dark,
         spread=prototypes.spread,
         light_is_white=prototypes.light_is_white,
+        fen=fen,
     )
