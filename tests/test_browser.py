@@ -239,7 +239,7 @@ def test_board_page_says_the_table_waits_to_calibrate(browser: Any, tmp_path: Pa
         page.goto(f"{url}/board/5")
         page.wait_for_selector("#status[data-status='not calibrated']", timeout=5000)
         banner = page.locator("#status").inner_text()
-        assert banner.startswith("Not calibrated: set up the start position (frame "), banner
+        assert banner.startswith("Not calibrated: the table waits to calibrate (frame "), banner
         page.close()
 
 

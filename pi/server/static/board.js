@@ -188,7 +188,7 @@ function render(state) {
 const STATUS_TEXT = {
   "camera lost": "Camera lost: no new picture",
   "camera frozen": "Camera frozen: the same picture over and over",
-  "not calibrated": "Not calibrated: set up the start position",
+  "not calibrated": "Not calibrated: the table waits to calibrate",
   "board not found": "Board not found: the camera cannot see the board",
   "board covered": "Board covered: a hand or an arm is over it; moves show once it is clear",
   "source ended": "Recording finished",
