@@ -189,9 +189,10 @@ def test_a_phone_session_reads_through_its_calibration_file(
     shared_data: Path, tmp_path: Path
 ) -> None:
     """Session phone-0827's start photo WA0043 calibrates (its purple men, White, are the
-    lighter); its 15 other labelled photos (the phone moved between them, and half are a
+    lighter); its 16 other labelled photos (the phone moved between them, and half are a
     quarter turn round) read through the CLI with the model adapted from the kept image.
-    Measured (session 48): 5 squares wrong of 692; the calibration's colours read 130 wrong."""
+    Measured (session 48): 5 squares wrong of 692; the calibration's colours read 130 wrong.
+    Session 51: 6 of 724, with WA0045, taken from low, located (2 of its 32 wrong)."""
     from models.labelled_photos import PHOTOS, read_labels
 
     photos = [p for p in read_labels() if p.session == "phone-0827"]
@@ -205,9 +206,7 @@ def test_a_phone_session_reads_through_its_calibration_file(
         code, reading, printed = _read(
             shared_data / PHOTOS / photo.path, "--calibration", str(table)
         )
-        if reading is None:  # WA0045: the grid locator finds no 8x8 board there
-            assert code == 1 and "no board found" in printed
-            continue
+        assert code == 0 and reading is not None, (photo.path, printed)
         w, c = _misread(photo.rows, photo.corners, reading)
         wrong, compared, notes = wrong + w, compared + c, notes + (TURNED_NOTE in printed)
     assert compared > 600 and wrong / compared <= 0.01

@@ -194,6 +194,60 @@ def test_markers_and_lattice_agree_on_the_damas_photos(shared_data: Path) -> Non
         assert _error_in_squares(by_grid, corners) < 0.05, name
 
 
+def test_the_damas_set_seen_from_low_is_located(shared_data: Path) -> None:
+    """WA0045, taken from low over tall men: the lattice grew along the squares' diagonals
+    there and was read as a grid 11 squares wide, until ``along_edges``. Its labelled
+    corners were carried from WA0043 through the ArUco markers both photos show."""
+    from models.labelled_photos import PHOTOS, read_labels
+
+    photo = next(p for p in read_labels() if p.path.endswith("WA0045.jpg"))
+    found = locate_markerless(cv2.imread(str(shared_data / PHOTOS / photo.path)), 8)
+    assert isinstance(found, BoardLocation), found
+    truth = np.array(photo.corners, np.float64)
+    assert _error_in_squares(found, order_clockwise_from_top_left(truth)) < 0.05
+
+
+@pytest.mark.parametrize(
+    ("name", "steps"),
+    [
+        ("diagonals", ((1, 1), (1, -1))),
+        ("a diagonal and two squares", ((1, -1), (0, 2))),
+        ("sheared", ((1, 0), (1, 1))),
+    ],
+)
+def test_a_lattice_grown_off_the_squares_edges_is_relabelled(
+    renderer: Any, name: str, steps: tuple[tuple[int, int], tuple[int, int]]
+) -> None:
+    """A rendered board's lattice, its labels rewritten as though each unit step had
+    crossed a square's diagonal (or two squares), comes back along the edges: the same
+    labels up to a turn or mirror of the board and an offset."""
+    from vision import grid
+
+    image, _, size = _render(renderer, 2)
+    cfg = grid.GridSettings()
+    scale = cfg.work_long_side_px / max(image.shape[:2])
+    work = np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA))
+    gray = np.asarray(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY))
+    lattice = grid.best_lattice(cfg, work, gray, *grid.x_corner_candidates(cfg, gray), size)
+    assert lattice is not None
+    # the corners such a lattice holds, and their labels in its steps
+    basis = np.array(steps, np.float64)
+    grown = np.linalg.solve(basis.T, lattice.labels.T.astype(np.float64)).T
+    held = np.all(np.isclose(grown, np.round(grown)), axis=1)
+    labels = np.round(grown[held]).astype(np.int64)
+    labels -= labels.min(axis=0)
+    assert grid._checker_share(cfg, work, labels, lattice.points[held]) < cfg.min_checker_share
+    relabelled = grid.along_edges(cfg, work, labels, lattice.points[held])
+    truth = lattice.labels[held]
+    turns_and_mirrors = [
+        np.array(m) for m in ([[1, 0], [0, 1]], [[0, 1], [-1, 0]], [[-1, 0], [0, -1]],
+                              [[0, -1], [1, 0]], [[1, 0], [0, -1]], [[-1, 0], [0, 1]],
+                              [[0, 1], [1, 0]], [[0, -1], [-1, 0]])
+    ]  # fmt: skip
+    offsets = [truth - relabelled @ m for m in turns_and_mirrors]
+    assert any(np.all(offset == offset[0]) for offset in offsets), name
+
+
 @pytest.mark.parametrize(
     ("exposure", "noise", "light_elevation", "blur"),
     [(0.3, 10.0, 40.0, 1.2), (1.3, 3.0, 88.0, 0.0)],
