@@ -289,14 +289,15 @@ def calibrate_position(
     light_is_white = lighter[turns] > 0
     squares = np.array(geometry.squares)
     odd = off_colour_squares(colours[turns], white, black)
-    if odd.sum() > off_colour_allowance(colours[turns], white, black, odd):
+    crops = crops_by_turn[turns]
+    rims = rim_strengths(crops)
+    if odd.sum() > off_colour_allowance(colours[turns], white, black, odd, rims):
         names = ", ".join(geometry.name(sq) for sq in squares[odd][:8])
         raise CalibrationError(
             f"{source}: {int(odd.sum())} squares do not look like the rest of the {what}"
             f" ({names}): a hand over the board, or pieces out of place"
         )
-    crops = crops_by_turn[turns]
-    lookalike = lookalike_squares(colours[turns], white, black, rim_strengths(crops))
+    lookalike = lookalike_squares(colours[turns], white, black, rims)
     if lookalike.any():
         names = ", ".join(geometry.name(sq) for sq in squares[lookalike][:8])
         raise CalibrationError(
@@ -380,11 +381,17 @@ def off_colour_allowance(
     white: npt.NDArray[np.bool_],
     black: npt.NDArray[np.bool_],
     odd: npt.NDArray[np.bool_],
+    rims: npt.NDArray[np.float64],
 ) -> int:
     """How many off-colour squares (``odd``) a start position may have: a few
     (:data:`MAX_OFF_COLOUR_SQUARES`), or one in :data:`OFF_COLOUR_SHARE` when every two
     groups stand :data:`SEPARATED_SPREADS` times their spreads apart (then a square that
-    moved would look like another group, which :func:`lookalike_squares` catches).
+    moved would look like another group, which :func:`lookalike_squares` catches), or when
+    every odd square's rim (``rims``) reads as what the position puts there
+    (:func:`_rim_reads`): a man of another colour standing in for a lost one, a phone's
+    shadow over empty squares, the shape right and only the colour off (the damas photo
+    WA0167: a grey man, a pale one and a shadowed square). A hand's fingers cross the
+    squares they cover with edges of their own.
 
     A set whose dark men match the dark squares (green on green) has two groups that
     never stand apart. There the share is allowed only when the groups do stand apart
@@ -393,7 +400,7 @@ def off_colour_allowance(
     every kind (docs/vision.md, "Sets whose dark men match the dark squares")."""
     groups = _groups(white, black)
     share = max(MAX_OFF_COLOUR_SQUARES, len(colours) // OFF_COLOUR_SHARE)
-    if _all_apart(colours, groups):
+    if _all_apart(colours, groups) or np.all(_rim_reads(rims, white, black)[0][odd]):
         return share
     merged = _merge_alike(colours, groups)
     washed = np.all(_washed_men(colours, white, black)[odd])
