@@ -2,11 +2,12 @@
 
 Prints JSON lines: one for held-out synth renders (per-square top error, stack height
 accuracy on towers, confusion matrix, and the same where the side band is visible), one
-for the hand-labelled real photos (model and colour prototypes, each without and with
-calibration from a start photo of the same session; skipped when ../shared/data is
-absent), one for renders read after adaptation from a start render of the same set (as
-the live path reads; colour prototypes alone and weighed with the head), the same for
-sets of tall crowned men, one for column towers up to the full tower (counted from
+for each set of hand-labelled real photos (``"set"``: the damas set's tall men, flat
+stickers from above; model and colour prototypes, each without and with calibration from
+a start photo of the same session; skipped when ../shared/data is absent), one for
+renders read after adaptation from a start render of the same set (as the live path
+reads; colour prototypes alone and weighed with the head), the same for sets of tall
+crowned men, one for column towers up to the full tower (counted from
 crops and from band strips, and the tops of those taller than the crop), and one for
 speed (load time, one batched call on 50 crops with one intra-op thread, as for all
 squares of a 10x10 board; wall and CPU time; the same call on a rendered 10x10 start
@@ -29,7 +30,13 @@ from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier
 from models.dataset import FULL_TOWER, cached_set, top_limit_px, window_name
 from models.exact_int8 import cpu_name, reads_as_uint8
 from models.export import evaluate, latency_ms, median_ms
-from models.labelled_photos import PHOTOS, SHARED_DATA, calibrated_boards, photo_figures
+from models.labelled_photos import (
+    PHOTO_SETS,
+    PHOTOS,
+    SHARED_DATA,
+    calibrated_boards,
+    photo_figures,
+)
 from models.tall_towers import tall_tower_figures
 from rules import find_variant
 
@@ -82,18 +89,20 @@ def main(argv: list[str] | None = None) -> None:
             }
         )
     )
-    if (ns.data / PHOTOS).is_dir():
-        print(
-            json.dumps(
-                {
-                    "bench": "classifier.labelled_photos",
-                    "model": ns.model.name,
-                    "photos": "checkers-8x8-aruco-damas, tests/fixtures/damas_photos.txt",
-                    **photo_figures(classifier, ns.data),
-                    "target_calibrated_pct": 99.5,
-                }
+    for photo_set in PHOTO_SETS:
+        if photo_set.present(ns.data):
+            print(
+                json.dumps(
+                    {
+                        "bench": "classifier.labelled_photos",
+                        "model": ns.model.name,
+                        "set": photo_set.name,
+                        "photos": f"{photo_set.folder.name}, {photo_set.labels.name}",
+                        **photo_figures(classifier, ns.data, photo_set),
+                        "target_calibrated_pct": 99.5,
+                    }
+                )
             )
-        )
     # Then sets whose draughts kings are crowned men one to four discs tall, as the
     # labelled photos' set: adaptation must measure the men's height.
     for bench, crowns in (("adapted_renders", 0.0), ("adapted_crowned_renders", 1.0)):

@@ -41,7 +41,13 @@ on a few points. 6 and 8 read the labelled photos best among 3-16 (docs/models.m
 CUE_LIMIT = 3.0
 """Most log-odds the cue adds to White against Black: it settles the pieces the model
 is unsure of and leaves those it reads surely to it, since glare or a hand's shadow can
-drain a piece's hue."""
+drain a piece's hue. Not where the model cannot tell the set's colours apart
+(:attr:`PieceChromaticity.decides`)."""
+DECISIVE_SEPARATION = 2.0
+"""Least separation (:attr:`ColourGaussians.separation`, in spreads) of a start frame's
+two colours of men for the cue to split the pieces alone where the model is blind to the
+set's colours: red and green stickers lie 3.4 apart, the damas set's purple and teal
+2.1-4.4, a white and a black set's under 1."""
 GLARE_LEVEL = 250.0
 """Pixels with a channel above this (of 255, plus one) are a lamp's highlight, not the
 piece's colour."""
@@ -224,6 +230,12 @@ class PieceChromaticity:
     pull his median towards grey, which a teal man's lies nearer purple than teal."""
     occupancy: OccupancyGaussians | None = None
     """The start frame's empty squares and men, for :meth:`occupied`; None: no cue."""
+    decides: bool = False
+    """The cue alone splits each piece between White and Black (:meth:`resplit`), without
+    :data:`CUE_LIMIT`: set where the model reads the start frame's two colours of men as
+    one (:meth:`models.classifier.OnnxSquareClassifier.adapted`), as it reads flat red and
+    green stickers on a lit paper board, both "dark pieces" to features learnt on
+    lightness, and the hue parts them (:meth:`can_decide`)."""
 
     @classmethod
     def learn(cls, crops: np.ndarray, tops: np.ndarray, window: CropWindow) -> PieceChromaticity:
@@ -233,6 +245,12 @@ class PieceChromaticity:
         men_pale = whole.separation >= vivid.separation
         occupancy = OccupancyGaussians.learn(shares[0], tops)
         return cls(whole if men_pale else vivid, vivid, window, men_pale, occupancy)
+
+    @property
+    def can_decide(self) -> bool:
+        """The start frame's two colours of men stand :data:`DECISIVE_SEPARATION` apart
+        in this cue, men and kings alike."""
+        return min(self.men.separation, self.kings.separation) >= DECISIVE_SEPARATION
 
     def shares(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The crops' piece areas' chromaticities, with pale pixels and without
@@ -275,11 +293,14 @@ class PieceChromaticity:
         the empty share is kept (the model reads occupancy well; the occupancy cue,
         :meth:`occupied`, has had its say before). The cue moves the split by at most
         :data:`CUE_LIMIT` log-odds: the men's cue times ``men`` ``(N,)``, the chance that
-        the piece is a man, and the kings' cue times the rest."""
-        as_men, as_kings = (
-            np.clip(odds, -CUE_LIMIT, CUE_LIMIT) for odds in self._both_log_odds(shares)
-        )
+        the piece is a man, and the kings' cue times the rest. Where it :attr:`decides`,
+        the split is the cue's alone."""
+        limit = np.inf if self.decides else CUE_LIMIT
+        as_men, as_kings = (np.clip(odds, -limit, limit) for odds in self._both_log_odds(shares))
         odds = men * as_men + (1 - men) * as_kings
+        if self.decides:
+            colour = colour.copy()
+            colour[:, 1] = colour[:, 2] = (colour[:, 1] + colour[:, 2]) / 2
         white = colour[:, 1] * np.exp(odds / 2)
         black = colour[:, 2] * np.exp(-odds / 2)
         keep = (colour[:, 1] + colour[:, 2]) / np.maximum(white + black, 1e-300)

@@ -118,6 +118,14 @@ share past this either way (between 0.15 and 0.85 king) is read again by the kin
 labelled photos read as well as with the kings model alone or better; at 0.25 the renders
 read 10 squares worse, at 0.10 nothing better (docs/models.md, "A first look by a quick
 kings model")."""
+MIN_COLOUR_SIGHT = 0.9
+"""Least share of a start frame's men whose colour an adapted model reads right, each
+read against the frame's other squares (leave-one-out), for its colour to count beside
+the hue. On every damas start photo it reads all of them; on flat red and green stickers
+under a lamp, 62% (both are "dark pieces" to features learnt on lightness), and there
+the hue alone splits the pieces (:attr:`models.chromaticity.PieceChromaticity.decides`):
+44 squares wrong of 608 on the labelled sticker photos before, none after
+(docs/models.md, "Sets told apart by hue alone")."""
 HEAD_COLOUR_WEIGHT = 0.5
 """An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
 the trained head's to this power: the head alone knows renders' occupancy best, the
@@ -453,13 +461,19 @@ class OnnxSquareClassifier:
             tops = _split_kings(colour, tops, self.king_bias, crowned)
         return SquarePrediction(tops, heights, main.features, crowns)
 
-    def _set_colour(self, features: np.ndarray, tops: np.ndarray) -> np.ndarray | None:
+    def _set_colour(
+        self, features: np.ndarray, tops: np.ndarray, own: np.ndarray | None = None
+    ) -> np.ndarray | None:
         """(N, 3) empty / White / Black of an adapted reader: the start frame's
         prototypes, weighed with the trained head's colours (``tops``, the main file's)
-        as :attr:`head_weight` says; None where not adapted."""
+        as :attr:`head_weight` says; None where not adapted. ``own`` (N,): each crop's
+        own prototype, left out (-1: none), for the start frame read leave-one-out."""
         if self.prototypes is None or self.prototype_kinds is None:
             return None
         similarity = _cosine(features, self.prototypes)
+        if own is not None:
+            rows = np.flatnonzero(own >= 0)
+            similarity[rows, own[rows]] = -np.inf
         best = np.stack(
             [similarity[:, self.prototype_kinds == k].max(axis=1) for k in range(3)], axis=1
         )
@@ -747,7 +761,7 @@ class OnnxSquareClassifier:
         height_bias = None
         if not towers and family.kings is not None:  # in a column game, two discs are a tower
             height_bias = float(_two_disc_log_odds(start.heights)[men].max()) + HEIGHT_MARGIN
-        return replace(
+        reader = replace(
             family,
             prototypes=protos,
             prototype_kinds=proto_kinds,
@@ -760,6 +774,20 @@ class OnnxSquareClassifier:
             height_bias=height_bias,
             first_look=first_look,
         )
+        hue = reader.chromaticity
+        if hue is None or not hue.can_decide:
+            return reader
+        own = np.full(len(tops), -1)
+        if nearest:
+            own[kinds >= 0] = np.arange(len(protos))
+        colour = reader._set_colour(features, start.tops, own)
+        assert colour is not None  # adapted
+        sight = float(np.mean((colour[men, 1] > colour[men, 2]) == (tops[men] == Top.WHITE_MAN)))
+        if sight >= MIN_COLOUR_SIGHT:
+            return reader
+        log.info("the model reads %.0f%% of the start frame's men's colours: the hue decides",
+                 100 * sight)  # fmt: skip
+        return replace(reader, chromaticity=replace(hue, decides=True))
 
     def adapted_on_frame(
         self,

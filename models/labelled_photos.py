@@ -1,11 +1,14 @@
-"""Real photos labelled by hand (``tests/fixtures/damas_photos.txt``): crops, truth, and
-how well a square classifier reads them, with and without per-set calibration.
+"""Real photos labelled by hand: crops, truth, and how well a square classifier reads
+them, with and without per-set calibration. Two sets (:data:`PHOTO_SETS`): the damas
+set's tall purple and teal men (``tests/fixtures/damas_photos.txt``) and a robot's
+overhead camera over flat red and green stickers (``tests/fixtures/sticker_photos.txt``).
 
 The labels give each photo's grid corners, so the figures measure the classifier alone,
 not the board locator. A photo is calibrated from a start-position photo of its own
 session (same camera and light), never from itself.
 
-``python -m models.labelled_photos [--model PATH]`` lists the squares a model reads wrong.
+``python -m models.labelled_photos [--model PATH] [--set NAME]`` lists the squares a
+model reads wrong.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,15 +32,54 @@ from vision.locate import BoardLocation
 from vision.prototype import ColourPrototypes, PrototypeClassifier
 from vision.rectify import CELL, CropWindow, orientation_matrix
 
-LABELS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "damas_photos.txt"
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
+LABELS = FIXTURES / "damas_photos.txt"
 PHOTOS = Path("photos/checkers-8x8-aruco-damas")
-"""The labelled photos' folder inside ``../shared/data``."""
+"""The damas photos' folder inside ``../shared/data``."""
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 """``../shared/data`` beside the checkout (absent on CI: the figures are then skipped)."""
 
 SYMBOLS = {".": Top.EMPTY, "p": Top.WHITE_MAN, "P": Top.WHITE_KING,
            "t": Top.BLACK_MAN, "T": Top.BLACK_KING}  # fmt: skip
-"""Label cells: purple is White (it stands on the camera's side in the start photos)."""
+"""The damas labels' cells: purple is White (it stands on the camera's side in the
+start photos)."""
+
+
+@dataclass(frozen=True)
+class PhotoSet:
+    """A folder of real photos in ``../shared/data`` and the hand labels of some of them,
+    kept in this repository (the photos stay in ../shared)."""
+
+    name: str
+    labels: Path
+    folder: Path
+    """Inside ``../shared/data``; each label's photo path is relative to it."""
+    symbols: Mapping[str, Top]
+    """What each label cell's letter stands for."""
+
+    def read(self, labels: Path | None = None) -> list[LabelledPhoto]:
+        """The labelled photos (:func:`read_labels`), from ``labels`` in this set's format
+        where given (a subset, say)."""
+        return read_labels(self.labels if labels is None else labels, self)
+
+    def present(self, data: Path) -> bool:
+        """Whether the photos are there (not on CI)."""
+        return (data / self.folder).is_dir()
+
+
+DAMAS = PhotoSet("damas", LABELS, PHOTOS, SYMBOLS)
+STICKER_SYMBOLS = {".": Top.EMPTY, "g": Top.WHITE_MAN, "G": Top.WHITE_KING,
+                   "r": Top.BLACK_MAN, "R": Top.BLACK_KING}  # fmt: skip
+STICKERS = PhotoSet(
+    "stickers",
+    FIXTURES / "sticker_photos.txt",
+    Path("photos/checkers-8x8-stickers-yolo"),
+    STICKER_SYMBOLS,
+)
+"""Flat printed stickers, kings marked with a star (red) or a square (green), seen from
+above by a robot arm's camera with a wide, barrel-distorted lens. Green is White (it
+stands on the camera's side in the start photo, and is the lighter of two near alike)."""
+PHOTO_SETS = (DAMAS, STICKERS)
 
 GEOMETRY = find_variant("brazilian").geometry
 """8x8 draughts; which colour of square is playable is found per photo from the labels."""
@@ -51,20 +93,31 @@ class LabelledPhoto:
     corners: np.ndarray
     """(4, 2) grid corners in the photo's pixels, board-plane order (0,0) (8,0) (8,8) (0,8)."""
     rows: tuple[str, ...]
-    """8 rows of 8 cells in board-plane order (see :data:`SYMBOLS`)."""
+    """8 rows of 8 cells in board-plane order (see :attr:`PhotoSet.symbols`)."""
+    photo_set: PhotoSet = DAMAS
+
+    def file(self, data: Path) -> Path:
+        """The photo in ``data`` (``../shared/data``)."""
+        return data / self.photo_set.folder / self.path
+
+    def top(self, row: int, col: int) -> Top:
+        """What the label says tops the cell at ``row``, ``col``."""
+        return self.photo_set.symbols[self.rows[row][col]]
 
 
-def read_labels(path: Path = LABELS) -> list[LabelledPhoto]:
-    """Parse the label file; raises ValueError naming the line that is wrong."""
+def read_labels(path: Path = LABELS, photo_set: PhotoSet = DAMAS) -> list[LabelledPhoto]:
+    """Parse the label file, its cells in ``photo_set``'s symbols; raises ValueError
+    naming the line that is wrong."""
     photos: list[LabelledPhoto] = []
     block: dict[str, object] = {}
     rows: list[str] = []
+    symbols = "".join(photo_set.symbols)
 
     def close() -> None:
         if block:
-            if len(rows) != 8 or any(len(r) != 8 or set(r) - set(SYMBOLS) for r in rows):
-                raise ValueError(f"{path}: photo {block['path']} needs 8 rows of 8 of {SYMBOLS}")
-            photos.append(LabelledPhoto(rows=tuple(rows), **block))  # type: ignore[arg-type]
+            if len(rows) != 8 or any(len(r) != 8 or set(r) - set(symbols) for r in rows):
+                raise ValueError(f"{path}: photo {block['path']} needs 8 rows of 8 of {symbols}")
+            photos.append(LabelledPhoto(rows=tuple(rows), photo_set=photo_set, **block))  # type: ignore[arg-type]
 
     for number, raw in enumerate(path.read_text().splitlines(), 1):
         line = raw.strip()
@@ -117,7 +170,7 @@ class PhotoShot:
         for turns in (0, 1):  # one of two quarter turns puts the playable squares under pieces
             board = label_cells(turns)
             if pieces <= set(board):
-                tops = np.array([SYMBOLS[photo.rows[r][c]] for r, c in board], np.int64)
+                tops = np.array([photo.top(r, c) for r, c in board], np.int64)
                 return cls(image, location, turns, tops)
         raise ValueError(f"{photo.path}: pieces stand on squares of both colours")
 
@@ -258,9 +311,9 @@ def _shots(data: Path, labels: list[LabelledPhoto]) -> dict[str, PhotoShot]:
     :raises ValueError: a photo cannot be read."""
     shots: dict[str, PhotoShot] = {}
     for photo in labels:
-        image = cv2.imread(str(data / PHOTOS / photo.path))
+        image = cv2.imread(str(photo.file(data)))
         if image is None:
-            raise ValueError(f"cannot read labelled photo {data / PHOTOS / photo.path}")
+            raise ValueError(f"cannot read labelled photo {photo.file(data)}")
         shots[photo.path] = PhotoShot.of(photo, np.asarray(image, np.uint8))
     return shots
 
@@ -343,9 +396,12 @@ class _NoPieces:
         return probs
 
 
-def photo_figures(classifier: OnnxSquareClassifier, data: Path) -> dict[str, object]:
-    """The labelled damas photos read by the model and by the colour prototypes."""
+def photo_figures(
+    classifier: OnnxSquareClassifier, data: Path, photo_set: PhotoSet = DAMAS
+) -> dict[str, object]:
+    """A set's labelled photos read by the model and by the colour prototypes."""
     size = classifier.crop_size[0]
+    labels = photo_set.read()
 
     def adapted(start: PhotoShot) -> SquareClassifier:
         return start.adapted(classifier)
@@ -358,9 +414,13 @@ def photo_figures(classifier: OnnxSquareClassifier, data: Path) -> dict[str, obj
         crops, tops, _ = start.squares(CELL, size)
         return PrototypeClassifier(ColourPrototypes.learn(crops, [Top(int(t)) for t in tops]))
 
-    model = score_photos(read_photos(data, size, lambda _: classifier, adapted))
-    with_strips = score_photos(read_photos(data, size, lambda _: classifier, adapted, band=True))
-    prototypes = score_photos(read_photos(data, size, uncalibrated_prototypes, learned_prototypes))
+    model = score_photos(read_photos(data, size, lambda _: classifier, adapted, labels))
+    with_strips = score_photos(
+        read_photos(data, size, lambda _: classifier, adapted, labels, band=True)
+    )
+    prototypes = score_photos(
+        read_photos(data, size, uncalibrated_prototypes, learned_prototypes, labels)
+    )
     return {
         "model_uncalibrated": model["plain"].as_dict(),
         "model_calibrated": model["calibrated"].as_dict(),
@@ -377,16 +437,19 @@ def main(argv: list[str] | None = None) -> None:
         "(calibrated from a start photo of the same session, and with --uncalibrated "
         "without), then one line of the counts.",
     )
+    sets = {photo_set.name: photo_set for photo_set in PHOTO_SETS}
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--data", type=Path, default=SHARED_DATA, help="../shared/data")
-    parser.add_argument("--labels", type=Path, default=LABELS)
+    parser.add_argument("--set", choices=sets, default=DAMAS.name, help="which labelled photos")
+    parser.add_argument("--labels", type=Path, help="a label file of the set (default: its own)")
     parser.add_argument("--band", action="store_true", help="read band strips too")
     parser.add_argument("--uncalibrated", action="store_true", help="list those errors too")
     ns = parser.parse_args(argv)
-    if not (ns.data / PHOTOS).is_dir():
-        raise SystemExit(f"labelled photos not found: {ns.data / PHOTOS}")
+    photo_set = sets[ns.set]
+    if not photo_set.present(ns.data):
+        raise SystemExit(f"labelled photos not found: {ns.data / photo_set.folder}")
     classifier = OnnxSquareClassifier.load(ns.model)
-    errors = model_errors(classifier, ns.data, read_labels(ns.labels), band=ns.band)
+    errors = model_errors(classifier, ns.data, photo_set.read(ns.labels), band=ns.band)
     for error in errors:
         if ns.uncalibrated or error["reading"] == "calibrated":
             print(json.dumps(error))

@@ -5,6 +5,7 @@ say from it; and the occupancy cue, which speaks only for a piece, only near eve
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -75,6 +76,24 @@ def test_the_cue_settles_only_what_the_model_leaves_open() -> None:
     assert split[1].argmax() == 2  # a sure reading outvotes it
     assert split[1, 1] / split[1, 2] <= np.exp(CUE_LIMIT) * 0.001 / 0.999 * 1.0001
     np.testing.assert_allclose(split[:, 0], colour[:, 0])  # occupancy is the model's
+    np.testing.assert_allclose(split.sum(axis=1), 1.0)
+
+
+def test_where_the_model_is_blind_to_the_colours_the_hue_alone_splits_the_pieces() -> None:
+    """Flat red and green stickers read as one colour by the model: where the cue
+    decides, a sure but blind reading no longer outvotes it (docs/models.md, "Sets told
+    apart by hue alone")."""
+    red, green = (60, 70, 200), (90, 140, 60)
+    cue = _start(green, red)
+    assert cue.can_decide and not _start((235, 235, 235), (30, 30, 30)).can_decide
+    crops = np.stack([_crop(green, 0.8), _crop(red, 0.8), _crop(None)])
+    colour = np.array([[0.01, 0.02, 0.97], [0.01, 0.97, 0.02], [0.9, 0.05, 0.05]])
+    assert cue.resplit(colour, cue.shares(crops), np.ones(3))[:2].argmax(axis=1).tolist() == [2, 1]
+    decisive = replace(cue, decides=True)
+    split = decisive.resplit(colour, decisive.shares(crops), np.ones(3))
+    assert split[:2].argmax(axis=1).tolist() == [1, 2]
+    assert split[0, 1] > 0.9 and split[1, 2] > 0.9
+    np.testing.assert_allclose(split[:, 0], colour[:, 0])  # occupancy is still the model's
     np.testing.assert_allclose(split.sum(axis=1), 1.0)
 
 
