@@ -124,8 +124,8 @@ read against the frame's other squares (leave-one-out), for its colour to count 
 the hue. On every damas start photo it reads all of them; on flat red and green stickers
 under a lamp, 62% (both are "dark pieces" to features learnt on lightness), and there
 the hue alone splits the pieces (:attr:`models.chromaticity.PieceChromaticity.decides`):
-44 squares wrong of 608 on the labelled sticker photos before, none after
-(docs/models.md, "Sets told apart by hue alone")."""
+on the labelled sticker photos 44 squares of 608 read in the wrong colour before, 2
+after (docs/models.md, "Sets told apart by hue alone")."""
 HEAD_COLOUR_WEIGHT = 0.5
 """An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
 the trained head's to this power: the head alone knows renders' occupancy best, the
