@@ -40,7 +40,7 @@ from rules import find_variant
 from rules.position import Position
 from rules.variants import Variant
 from vision.board_spec import MIN_BORDER_MM
-from vision.locate import BoardLocation, Image
+from vision.locate import Image
 from vision.prototype import PrototypeClassifier
 from vision.rectify import square_centres, square_crops, white_view_to_image
 
@@ -49,22 +49,13 @@ VARIANTS = ("lasca", "russian", "international")
 SIMILAR_L = 15.0
 
 
-def calibrated_location(table: TableCalibration) -> BoardLocation:
-    """The calibration's grid as a :class:`BoardLocation` (its corners fix the fit)."""
-    n = table.size
-    corners = np.array(table.corners_px, np.float64)
-    plane = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
-    homography = cv2.getPerspectiveTransform(corners.astype(np.float32), plane.astype(np.float32))
-    return BoardLocation(np.asarray(homography, np.float64), n, corners, 0.0, table.method)
-
-
 def centre_error_squares(
     table: TableCalibration, variant: Variant, truth: dict[str, object]
 ) -> float:
     """Worst distance, in square sides, between each square's centre as the calibration
     places it and where the renderer drew it."""
     geometry = variant.geometry
-    location = calibrated_location(table)
+    location = table.location()
     found = white_view_to_image(location, square_centres(geometry), turns=table.turns)
     centres = truth["centres"]
     assert isinstance(centres, dict)
@@ -92,7 +83,7 @@ def men_lightness(image: Image, variant: Variant, truth: dict[str, object]) -> t
 def misread_squares(table: TableCalibration, variant: Variant, image: Image) -> int:
     """Squares of a start position image that the calibration's own colour prototypes
     read wrongly (through its grid and turn)."""
-    crops = square_crops(image, calibrated_location(table), variant.geometry, turns=table.turns)
+    crops = square_crops(image, table.location(), variant.geometry, turns=table.turns)
     probs = PrototypeClassifier(table.prototypes()).predict(crops)
     expected = [int(t) for t in start_tops(variant)]
     return int((probs.argmax(axis=1) != np.array(expected)).sum())

@@ -142,6 +142,15 @@ class TableCalibration(BaseModel):
             return Position.initial(find_variant(self.variant))
         return Position.from_fen(self.variant, self.fen)
 
+    def location(self) -> BoardLocation:
+        """The board where calibration found it in :meth:`start_frame` (undistorted where
+        the table has intrinsics, as the frame it was found in was)."""
+        n = self.size
+        corners = np.array(self.corners_px, np.float64)
+        plane = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+        homography = cv2.getPerspectiveTransform(corners.astype(np.float32), plane)
+        return BoardLocation(np.asarray(homography, np.float64), n, corners, 0.0, self.method)
+
     def registration(self) -> Registration:
         intrinsics = self.intrinsics.intrinsics() if self.intrinsics is not None else None
         return Registration(turns=self.turns, intrinsics=intrinsics)
@@ -254,11 +263,9 @@ def calibrate_position(
         for t in candidates
     }
     ambiguous = all(abs(v) < SIMILAR_LIGHTNESS for v in lighter.values())
+    odd_by_turn = {t: off_colour_squares(colours[t], white, black) for t in candidates}
     if not looks_the_same_swapped(position):
-        turns = min(
-            candidates,
-            key=lambda t: (int(off_colour_squares(colours[t], white, black).sum()), scatter[t]),
-        )
+        turns = min(candidates, key=lambda t: (int(odd_by_turn[t].sum()), scatter[t]))
         if light_is_white is not None and light_is_white != (lighter[turns] > 0):
             raise CalibrationError(
                 f"{source}: White's men are the {'lighter' if lighter[turns] > 0 else 'darker'}"
@@ -288,7 +295,7 @@ def calibrate_position(
             )
     light_is_white = lighter[turns] > 0
     squares = np.array(geometry.squares)
-    odd = off_colour_squares(colours[turns], white, black)
+    odd = odd_by_turn[turns]
     crops = crops_by_turn[turns]
     rims = rim_strengths(crops)
     if odd.sum() > off_colour_allowance(colours[turns], white, black, odd, rims):

@@ -29,8 +29,8 @@ from pi.tables import TableService
 from rules import Position, Variant, find_variant
 from rules.observation import Observation
 from vision.classifier import SquareClassifier
-from vision.locate import BoardNotFound, Image
-from vision.observe import Observer, ObserverConfig, locate
+from vision.locate import Image
+from vision.observe import Observer, ObserverConfig
 from vision.prototype import PrototypeClassifier
 
 log = logging.getLogger(__name__)
@@ -134,9 +134,10 @@ def adapted_to_table(
     start_frame: Image | None = None,
 ) -> OnnxSquareClassifier:
     """``model`` adapted to this table's set from its calibration frame (default: the
-    image the calibration keeps, of the position it names), under the calibration's turn.
+    image the calibration keeps, of the position it names), where the calibration found
+    the board and under its turn.
 
-    :raises CalibrationError: there is no start frame, or no board in it.
+    :raises CalibrationError: there is no start frame.
     """
     frame = table.start_frame() if start_frame is None else start_frame
     if frame is None:
@@ -144,14 +145,11 @@ def adapted_to_table(
             "the calibration keeps no start image (written before they did): "
             "calibrate again with damcam calibrate to read with the model"
         )
-    found = locate(frame, variant.size, ObserverConfig().markers)
-    if isinstance(found, BoardNotFound):
-        raise CalibrationError(f"the calibration's start image: {found.reason}")
     registration = table.registration()
     try:
         return model.adapted_on_frame(
             frame,
-            found,
+            table.location(),
             variant.geometry,
             np.array(position_tops(table.position())),
             turns=registration.turns,
