@@ -63,6 +63,13 @@ men seen from the side, read 0.54-0.57 empty, whose crops show more of their sid
 of their top) and never overrules a sure empty reading (0.95 empty is 2.9 log-odds)."""
 GREY = np.array([100 / 3, 100 / 3])
 """The chromaticity of white light, and of any grey."""
+DARK_LEVEL = 32.0
+"""A pixel whose brightest channel is under this (of 255, plus one) is near black, and
+its chromaticity noise about grey: left out with the pale ones, so that a king's black
+star or square printed on a flat sticker, or the black square beside a piece a bent lens
+shows off its cell, does not pull the piece's hue to grey (two kings of the labelled
+sticker photos read a tie before; 20-45 read them right, the damas photos and the
+adapted render sets alike, docs/models.md, "Sets told apart by hue alone")."""
 PALE_SATURATION = 0.3
 PALE_LEVEL = 120.0
 """A pixel whose saturation ((max - min) / max) is under :data:`PALE_SATURATION` and
@@ -74,14 +81,15 @@ while keeping the rim of a purple or teal top (docs/models.md)."""
 def piece_chromaticity(crops: np.ndarray, window: CropWindow, *, pale: bool = True) -> np.ndarray:
     """``(N, 2)`` median rg chromaticity (percent of R + G + B) of each BGR crop's piece
     area: the middle of the cell and above it, where a stack stands and grows in an
-    image-upright crop. ``pale=False`` leaves pale pixels out (a crown sticker's); NaN
-    where none are left."""
+    image-upright crop. ``pale=False`` leaves pale pixels out (a crown sticker's), and
+    near-black ones (:data:`DARK_LEVEL`); NaN where none are left."""
     whole, vivid = both_chromaticities(crops, window)
     return whole if pale else vivid
 
 
 def both_chromaticities(crops: np.ndarray, window: CropWindow) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`piece_chromaticity` with pale pixels and without, the pixels read once."""
+    """:func:`piece_chromaticity` with pale pixels and without (nor near-black ones),
+    the pixels read once."""
     height, width = crops.shape[1:3]
     cell_w = width / (1 + window.left + window.right)
     cell_h = height / (1 + window.top + window.bottom)
@@ -98,6 +106,7 @@ def both_chromaticities(crops: np.ndarray, window: CropWindow) -> tuple[np.ndarr
     saturation = (brightest - np.minimum(np.minimum(blue, green), red)) / brightest
     vivid = shares.copy()
     vivid[(saturation < PALE_SATURATION) & (brightest > PALE_LEVEL)] = np.nan
+    vivid[brightest < DARK_LEVEL] = np.nan
     return _row_medians(shares), _row_medians(vivid)
 
 

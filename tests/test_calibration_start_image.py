@@ -194,7 +194,7 @@ def test_a_phone_session_reads_through_its_calibration_file(
     lighter); its 16 other labelled photos (the phone moved between them, and half are a
     quarter turn round) read through the CLI with the model adapted from the kept image.
     Measured (session 48): 5 squares wrong of 692; the calibration's colours read 130 wrong.
-    Session 51: 6 of 724, with WA0045, taken from low, located (2 of its 32 wrong)."""
+    Session 51: 5 of 724, with WA0045, taken from low, located since."""
     photos = [p for p in DAMAS.read() if p.session == "phone-0827"]
     start = next(p for p in photos if p.path.endswith("WA0043.jpg"))
     table = tmp_path / "table.json"
@@ -218,8 +218,9 @@ def test_the_sticker_set_reads_through_its_calibration_file(
     start photo bax3 calibrates (green, on the camera's side, taken as White: the two
     look alike in lightness), and the 19 other labelled photos, kings marked with a star
     or a square among them, read through the CLI with the model adapted from the kept
-    image, the board found by the grid locator on each. Measured (session 51): 6 squares
-    wrong of 608, kings in the lens's most bent corner; 44 before the hue decided."""
+    image, the board found by the grid locator on each. Measured (session 51): 1 square
+    wrong of 608 (a man read as a king); 6 before near-black pixels were left out of the
+    kings' hue."""
     if not STICKERS.present(shared_data):
         pytest.skip(f"no {STICKERS.folder} in {shared_data}")
     photos = STICKERS.read()
@@ -234,4 +235,4 @@ def test_the_sticker_set_reads_through_its_calibration_file(
         assert code == 0 and reading is not None, (photo.path, printed)
         w, c = _misread(photo, reading)
         wrong, compared = wrong + w, compared + c
-    assert compared > 600 and wrong / compared <= 0.012
+    assert compared > 600 and wrong / compared <= 0.005

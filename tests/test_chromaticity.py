@@ -110,6 +110,21 @@ def test_a_crown_sticker_does_not_move_a_kings_hue() -> None:
     assert cue.resplit(colour, cue.shares(kings), np.ones(2))[1, 2] <= 0.5
 
 
+def test_a_black_symbol_on_a_flat_king_does_not_move_its_hue() -> None:
+    """The sticker set's kings bear a black star or square over most of the piece area:
+    near-black pixels carry no hue, and the kings' cue leaves them out."""
+    red, green = (60, 70, 200), (90, 140, 60)
+    cue = _start(green, red)
+    kings = np.stack([_crop(green, 0.8), _crop(red, 0.8)])
+    cell = CROP_PX / (1 + CONTEXT.left + CONTEXT.right)
+    centre = (round((CONTEXT.left + 0.5) * cell), round((CONTEXT.top + 0.5) * cell))
+    for king in kings:
+        cv2.circle(king, centre, round(0.3 * cell), (12, 12, 12), -1)
+    as_kings = cue.white_log_odds(kings, kings=True)
+    assert as_kings[0] > 2.0 and as_kings[1] < -2.0
+    assert np.all(np.abs(cue.white_log_odds(kings)) < np.abs(as_kings))  # read whole: greyer
+
+
 def test_a_set_of_two_greys_gets_little_say() -> None:
     cue = _start((235, 235, 235), (30, 30, 30))
     odds = cue.white_log_odds(np.stack([_crop((235, 235, 235), 0.5), _crop((30, 30, 30))]))

@@ -479,9 +479,9 @@ def test_sticker_photos_read_by_their_hue_after_calibration(
     shared_data: Path, classifier: OnnxSquareClassifier
 ) -> None:
     """Flat red and green stickers seen from above: the model reads the start photo's two
-    colours of men as one, so the hue alone splits the pieces (session 51: 44 squares
-    wrong of 608 before, 3 after: two kings in the lens's most bent corner, a man read as
-    a king); the damas set's readers keep their own colours beside the hue."""
+    colours of men as one, so the hue alone splits the pieces (session 51: 45 squares
+    wrong of 608 before, 1 after, a man read as a king); the damas set's readers keep
+    their own colours beside the hue."""
     from models.labelled_photos import DAMAS, STICKERS, PhotoShot
 
     if not STICKERS.present(shared_data):
