@@ -124,7 +124,7 @@ read against the frame's other squares (leave-one-out), for its colour to count 
 the hue. On every damas start photo it reads all of them; on flat red and green stickers
 under a lamp, 62% (both are "dark pieces" to features learnt on lightness), and there
 the hue alone splits the pieces (:attr:`models.chromaticity.PieceChromaticity.decides`):
-on the labelled sticker photos 44 squares of 608 read in the wrong colour before, 2
+on the labelled sticker photos 44 squares of 608 read in the wrong colour before, none
 after (docs/models.md, "Sets told apart by hue alone")."""
 HEAD_COLOUR_WEIGHT = 0.5
 """An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
