@@ -34,7 +34,7 @@ from torch import nn
 from models.classifier import OnnxSquareClassifier, card_path
 from models.dataset import FAMILIES, cached_set, top_limit_px, window_name
 from models.export import evaluate, export_onnx, latency_ms, quantise
-from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
+from models.labelled_photos import card_photo_figures
 from models.net import SquareNet, conv_norm_pairs, shape
 from models.train import initial_net
 
@@ -148,8 +148,7 @@ def main(argv: list[str] | None = None) -> None:
         size_bytes=ns.out.stat().st_size,
         speed={"ms_50_crops_one_thread": latency_ms(mixed, first.crops, first.views)},
     )
-    if (SHARED_DATA / PHOTOS).is_dir():
-        card["real_photos"] = photo_figures(mixed, SHARED_DATA)
+    card["real_photos"] = card_photo_figures(mixed)
     card_path(ns.out).write_text(json.dumps(card, indent=1) + "\n")
     print(json.dumps({"model": str(ns.out), "held_out": held_out.as_dict()}))
 

@@ -430,6 +430,21 @@ def photo_figures(
     }
 
 
+def card_photo_figures(
+    classifier: OnnxSquareClassifier, data: Path = SHARED_DATA
+) -> dict[str, dict[str, object]]:
+    """:func:`photo_figures` of every set whose photos are in ``data``, by the set's name,
+    each naming its folder and labels: what a model card records."""
+    return {
+        photo_set.name: {
+            "photos": f"{photo_set.folder}, labels in tests/fixtures/{photo_set.labels.name}",
+            **photo_figures(classifier, data, photo_set),
+        }
+        for photo_set in PHOTO_SETS
+        if photo_set.present(data)
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m models.labelled_photos",

@@ -39,7 +39,7 @@ from models.dataset import (
 )
 from models.distil import Teacher, crown_kl, distillation_loss, reading_disagreement
 from models.export import evaluate, export_onnx, latency_ms, quantise
-from models.labelled_photos import PHOTOS, SHARED_DATA, photo_figures
+from models.labelled_photos import SHARED_DATA, card_photo_figures
 from models.net import (
     FEATURE_SIZE,
     HEIGHT_CLASSES,
@@ -546,11 +546,8 @@ def run(config: TrainConfig) -> dict[str, object]:
             "torch": torch.__version__,
         }
     )
-    if config.source == "synth" and (SHARED_DATA / PHOTOS).is_dir():
-        card["real_photos"] = {
-            "photos": f"{PHOTOS}, labels in tests/fixtures/damas_photos.txt",
-            **photo_figures(shipped, SHARED_DATA),
-        }
+    if config.source == "synth":
+        card["real_photos"] = card_photo_figures(shipped)
     card_path(config.out).write_text(json.dumps(card, indent=1) + "\n")
     return card
 
