@@ -251,12 +251,13 @@ def along_edges(cfg: GridSettings, work: Image, labels: IntArray, points: FloatA
     the ways its steps may lie on the squares (:data:`_GROWN_STEPS`), the one whose cells
     alternate most is taken; :func:`extend_across_gaps` then finds the corners it
     skipped."""
-    if _checker_share(cfg, work, labels, points) >= cfg.min_checker_share:
+    share = _checker_share(cfg, work, labels, points)
+    if share >= cfg.min_checker_share:
         return labels
     relabelled = [labels @ steps for steps in _GROWN_STEPS]
     shares = [_checker_share(cfg, work, found, points) for found in relabelled]
     best = int(np.argmax(shares))
-    if shares[best] < cfg.min_checker_share:
+    if shares[best] < max(share, cfg.min_checker_share):
         return labels
     return np.asarray(relabelled[best] - relabelled[best].min(axis=0), np.int64)
 
