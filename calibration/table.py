@@ -145,11 +145,7 @@ class TableCalibration(BaseModel):
     def location(self) -> BoardLocation:
         """The board where calibration found it in :meth:`start_frame` (undistorted where
         the table has intrinsics, as the frame it was found in was)."""
-        n = self.size
-        corners = np.array(self.corners_px, np.float64)
-        plane = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
-        homography = cv2.getPerspectiveTransform(corners.astype(np.float32), plane)
-        return BoardLocation(np.asarray(homography, np.float64), n, corners, 0.0, self.method)
+        return BoardLocation.from_corners(self.corners_px, self.size, self.method)
 
     def registration(self) -> Registration:
         intrinsics = self.intrinsics.intrinsics() if self.intrinsics is not None else None

@@ -163,9 +163,7 @@ class PhotoShot:
 
     @classmethod
     def of(cls, photo: LabelledPhoto, image: np.ndarray) -> PhotoShot:
-        grid = np.array([[0.0, 0.0], [8.0, 0.0], [8.0, 8.0], [0.0, 8.0]], np.float32)
-        homography = cv2.getPerspectiveTransform(photo.corners.astype(np.float32), grid)
-        location = BoardLocation(np.asarray(homography, np.float64), 8, photo.corners, 0.0, "label")
+        location = BoardLocation.from_corners(photo.corners, 8, "label")
         pieces = {(r, c) for r, row in enumerate(photo.rows) for c, s in enumerate(row) if s != "."}
         for turns in (0, 1):  # one of two quarter turns puts the playable squares under pieces
             board = label_cells(turns)

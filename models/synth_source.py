@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-import cv2
 import numpy as np
 
 from models.dataset import TOWER_LIMIT, Family, SquareSet, window_px_per_square
@@ -85,10 +84,7 @@ def random_position(
 
 def location_from_truth(truth: dict[str, object], size: int) -> BoardLocation:
     """The exact grid the render drew (the camera looks from White's side)."""
-    corners = np.asarray(truth["corners"], np.float64)
-    grid = np.array([[0.0, 0.0], [size, 0.0], [size, size], [0.0, size]])
-    homography = cv2.getPerspectiveTransform(corners.astype(np.float32), grid.astype(np.float32))
-    return BoardLocation(np.asarray(homography, np.float64), size, corners, 0.0, "truth")
+    return BoardLocation.from_corners(np.asarray(truth["corners"], np.float64), size, "truth")
 
 
 def board_crops(

@@ -45,6 +45,15 @@ class BoardLocation:
     method: str
     extent_known: bool = True
 
+    @classmethod
+    def from_corners(cls, corners_px: npt.ArrayLike, size: int, method: str) -> BoardLocation:
+        """The board through its four grid corners alone (board-plane order), as a label,
+        a render's truth or a saved calibration gives them."""
+        corners = np.asarray(corners_px, np.float64).reshape(4, 2)
+        grid = _grid_corners(size).astype(np.float32)
+        homography = cv2.getPerspectiveTransform(corners.astype(np.float32), grid)
+        return cls(np.asarray(homography, np.float64), size, corners, 0.0, method)
+
     def to_image(self, board_points: FloatArray) -> FloatArray:
         """Board-plane points (K, 2) to image pixels (K, 2)."""
         inverse = np.linalg.inv(self.homography)
