@@ -34,6 +34,7 @@ from models.onnx_io import card_path as card_path
 from models.onnx_io import open_session, read_card, softmax
 from models.onnx_io import to_input as to_input
 from models.towers import TowerReader, TowerReading
+from rules.appearance import SWAPPED_TOP
 from rules.geometry import BoardGeometry
 from rules.observation import Top
 from vision.band import BandWindow, band_strips
@@ -930,8 +931,7 @@ def _at(values: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
 
 def _colours_swapped(tops: np.ndarray) -> np.ndarray:
     """``(N, 5)`` top probabilities with White's and Black's classes exchanged."""
-    order = [Top.EMPTY, Top.BLACK_MAN, Top.BLACK_KING, Top.WHITE_MAN, Top.WHITE_KING]
-    out: np.ndarray = tops[:, order]
+    out: np.ndarray = tops[:, list(SWAPPED_TOP)]
     return out
 
 
