@@ -64,6 +64,15 @@ sets of synth's discs (scale 1) keep a floor of 0 (docs/models.md, "A king bar f
 men")."""
 VIEW_SCALES = np.geomspace(0.4, 6.0, 17)
 """Scales of the view tangents that adaptation tries on the start frame's men."""
+MAN_HEIGHT_VIEW_POWER = 3.0
+"""Each start-frame man weighs in the men's height (:meth:`OnnxSquareClassifier._man_height`)
+as his view tangent to this power. A man seen from straight above shows no side band:
+the kings model reads him alike at every scale, and counted evenly such men put a nearly
+overhead start photo's tall men at synth's one disc (damas WA0171 and WA0172: 1.09 and
+1.00 against 1.5-2.2 from the session's other start photos), so that the session's
+photos taken from lower read men as kings. Through ``damcam read --calibration``
+from every damas start photo (``bench.photo_sessions``), powers 0, 2, 3, 4 and 6 misread
+58, 42, 37, 39 and 44 squares of 7,964; adapted render sets 56 and 57 of 4,338 (0, 3)."""
 ONE_PIECE_LIMIT = 1.5
 """A stack of up to this many men's heights reads as one piece (halfway to two)."""
 CROWN_MARGIN = 1.0
@@ -842,18 +851,20 @@ class OnnxSquareClassifier:
         """The men's height in synth discs, from crops of men: a man H tall seen through
         tangents scaled by s shows H / s men's heights, so the kings model reads him as
         one piece from about s = H / :data:`ONE_PIECE_LIMIT` up. The scale at which it
-        reads half of them so (mean probability, between :data:`VIEW_SCALES`), times the
-        limit, is H. At least 1: men of synth's usual discs read as one piece at every
-        scale tried (their look says man), so a crossing under 1 measures nothing."""
+        reads half of them so (mean probability, between :data:`VIEW_SCALES`, each man
+        weighed as :data:`MAN_HEIGHT_VIEW_POWER` says), times the limit, is H. At least
+        1: men of synth's usual discs read as one piece at every scale tried (their look
+        says man), so a crossing under 1 measures nothing."""
         kings_reader = self._kings_reader
         if kings_reader is None or len(men) == 0:
             return 1.0
+        weights = views**MAN_HEIGHT_VIEW_POWER
         single = np.array(
             [
-                self._kings_reading(kings_reader, men, views * scale).heights[:, 1].mean()
+                self._kings_reading(kings_reader, men, views * scale).heights[:, 1] @ weights
                 for scale in VIEW_SCALES
             ]
-        )
+        ) / max(float(weights.sum()), 1e-9)
         reached = np.flatnonzero(single >= 0.5)
         if len(reached) == 0:  # never one piece: no height to measure
             return 1.0

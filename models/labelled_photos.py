@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,6 +103,42 @@ class LabelledPhoto:
     def top(self, row: int, col: int) -> Top:
         """What the label says tops the cell at ``row``, ``col``."""
         return self.photo_set.symbols[self.rows[row][col]]
+
+    def misread(
+        self, image_grid: Sequence[str], corners_px: object
+    ) -> tuple[list[tuple[str, str, str]], int]:
+        """A reading of this photo as ``damcam read`` prints it (its image grid and grid
+        corners) against the labels: the cells read wrong (the label's row and column,
+        as "rc", the label's symbol as printed, the reading's) and how many were compared.
+        Each labelled cell is matched with the read cell nearest it in the image, so that
+        the board may be found and turned its own way; the empty squares of the colour no
+        piece stands on are left out."""
+        read = "".join(image_grid)
+        centres = _cell_centres(corners_px)
+        wrong: list[tuple[str, str, str]] = []
+        compared = 0
+        for k, centre in enumerate(_cell_centres(self.corners)):
+            row, col = divmod(k, 8)
+            want = PRINTED[self.top(row, col)]
+            got = read[int(np.argmin(np.linalg.norm(centres - centre, axis=1)))]
+            if (row + col) % 2 == 0 and want == got == ".":
+                continue
+            compared += 1
+            if got != want:
+                wrong.append((f"{row}{col}", want, got))
+        return wrong, compared
+
+
+PRINTED = ".wWbB"
+"""How ``damcam read`` prints each :class:`Top` (by its value) in its image grid."""
+_GRID = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], np.float32)
+
+
+def _cell_centres(corners: object) -> np.ndarray:
+    """The 64 cells' centres in the image, row by row from ``corners``' first."""
+    homography = cv2.getPerspectiveTransform(_GRID, np.asarray(corners, np.float32))
+    cells = np.array([[[c + 0.5, r + 0.5] for r in range(8) for c in range(8)]], np.float32)
+    return np.asarray(cv2.perspectiveTransform(cells, homography)[0])
 
 
 def read_labels(path: Path = LABELS, photo_set: PhotoSet = DAMAS) -> list[LabelledPhoto]:
