@@ -7,7 +7,8 @@ calibrates (the board found by the locator), and every other labelled photo of i
 is read as ``damcam read --calibration`` reads it (the board found again, the model adapted
 to the set from the start image the calibration keeps), against the hand labels. So an
 arbiter's figure: whichever start photo was taken, how many squares of the game's later
-photos are read wrong.
+photos are read wrong. Every labelled photo is also read as ``damcam read IMAGE`` reads it
+without a calibration (``uncalibrated``).
 
 Which colour is White is the user's to say where the two sides' men look alike
 (``--white light|dark``); the bench tells it from the labels (the side that reads the start
@@ -109,8 +110,11 @@ def calibrated(
     raise CalibrationError(f"{path}: reads itself unlike its labels whichever side is White")
 
 
-def run_start(start: LabelledPhoto, session: list[LabelledPhoto], data: Path) -> StartResult:
-    model = OnnxSquareClassifier.load()
+def run_start(
+    start: LabelledPhoto, session: list[LabelledPhoto], data: Path, model: OnnxSquareClassifier
+) -> StartResult:
+    """``start`` calibrated, and every other photo of its ``session`` read through it
+    (the model adapted anew for each, as each ``damcam read`` adapts it)."""
     try:
         table, auto_right = calibrated(start, data, model)
     except CalibrationError as exc:
@@ -132,12 +136,31 @@ def run_start(start: LabelledPhoto, session: list[LabelledPhoto], data: Path) ->
     return StartResult(start, None, auto_right, squares, tuple(errors), tuple(unread), turned)
 
 
+def uncalibrated(
+    photos: list[LabelledPhoto], data: Path, model: OnnxSquareClassifier
+) -> dict[str, int]:
+    """Every labelled photo read as ``damcam read IMAGE`` reads it without a calibration:
+    the unadapted model, White taken on the image's bottom side."""
+    squares = errors = unread = 0
+    reader = model.for_variant(VARIANT.towers)
+    for photo in photos:
+        reading = read_image(photo_image(photo.file(data)), VARIANT, classifier=reader)
+        if not isinstance(reading, BoardReading):
+            unread += 1
+            continue
+        wrong, compared = photo.misread(reading.image_grid, reading.corners_px)
+        squares, errors = squares + compared, errors + len(wrong)
+    return {"photos": len(photos), "photos_without_board": unread, "squares": squares,
+            "errors": errors}  # fmt: skip
+
+
 def run_set(photo_set: PhotoSet, data: Path, *, list_errors: bool = False) -> dict[str, object]:
     """The set's line (with ``list_errors``, first one line per square read wrong)."""
     began = time.perf_counter()
     photos = photo_set.read()
+    model = OnnxSquareClassifier.load()
     results = [
-        run_start(start, [p for p in photos if p.session == start.session], data)
+        run_start(start, [p for p in photos if p.session == start.session], data, model)
         for start in photos
         if start.start
     ]
@@ -166,6 +189,7 @@ def run_set(photo_set: PhotoSet, data: Path, *, list_errors: bool = False) -> di
             if r.squares
         },
         "errors_by_photo": Counter(e[0] for r in done for e in r.errors).most_common(),
+        "uncalibrated": uncalibrated(photos, data, model),
         "seconds": round(time.perf_counter() - began, 1),
     }
 
