@@ -38,12 +38,10 @@ from pi.wiring import adapted_to_table
 from rules import find_variant
 from rules.position import Position
 from vision.locate import Image
-from vision.read import BoardReading, read_image
+from vision.read import TURNED_NOTE, BoardReading, read_image
 
 VARIANT = find_variant("brazilian")
 """8x8 draughts: the sets' boards (which variant of the 8x8 family does not matter here)."""
-TURNED_NOTE = "puts the playable squares"
-"""How a reading says the photo contradicts the calibration's turn (``vision.read``)."""
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from damcam.cli import app
 from models.labelled_photos import DAMAS, STICKERS, LabelledPhoto
 from rules import find_variant
 from rules.position import Position
+from vision.read import TURNED_NOTE
 
 RUSSIAN = find_variant("russian")
-TURNED_NOTE = "puts the playable squares"
 
 
 def _start_photo(tmp_path: Path, *, markers: bool = True) -> Path:

@@ -20,6 +20,8 @@ from vision.rectify import square_crops, white_view_to_image
 
 #: Below this probability for the best colour (man and king together) a square reads '?'.
 MIN_CONFIDENCE = 0.6
+#: What a reading's note says where the image contradicts the calibration's turn.
+TURNED_NOTE = "puts the playable squares"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +75,9 @@ def read_image(
         # uncalibrated image is read, and say so.
         turned = bottom_facing_turn(found, parity)
         notes = (
-            f"the calibration's turn {registration.turns} puts the playable squares on this "
-            f"image's light squares (the camera or board turned since calibration?); read "
-            f"with turn {turned}, as without calibration",
+            f"the calibration's turn {registration.turns} {TURNED_NOTE} on this image's light "
+            f"squares (the camera or board turned since calibration?); read with turn "
+            f"{turned}, as without calibration",
         )
         registration = replace(registration, turns=turned)
     turns = registration.turns
