@@ -163,9 +163,13 @@ def read_labels(path: Path = LABELS, photo_set: PhotoSet = DAMAS) -> list[Labell
         if words[0] == "photo":
             close()
             rows = []
-            if len(words) < 4 or words[2] != "session":
+            # A photo's path may hold spaces (upstream's "fotos K2" folder): it runs up to
+            # the last " session ".
+            photo, _, session = line.removeprefix("photo").rpartition(" session ")
+            after = session.split()
+            if not photo.strip() or not after:
                 raise ValueError(f"{path}:{number}: expected 'photo PATH session NAME [start]'")
-            block = {"path": words[1], "session": words[3], "start": "start" in words[4:]}
+            block = {"path": photo.strip(), "session": after[0], "start": "start" in after[1:]}
         elif words[0] == "corners":
             corners = [[float(v) for v in w.split(",")] for w in words[1:]]
             if len(corners) != 4 or any(len(c) != 2 for c in corners):

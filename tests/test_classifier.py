@@ -538,3 +538,18 @@ def test_bad_photo_labels_name_the_line(tmp_path: Path) -> None:
     bad.write_text("photo img/x.jpg session s\ncorners 1,2 3,4 5,6 7,8\n" + "....x...\n" * 8)
     with pytest.raises(ValueError, match=r"img/x\.jpg needs 8 rows of 8"):
         read_labels(bad)
+
+
+def test_a_labelled_photo_path_may_hold_spaces(tmp_path: Path) -> None:
+    """Upstream's folders have spaces ("webcam_frames/fotos K2"): the path runs up to the
+    last " session "."""
+    from models.labelled_photos import read_labels
+
+    labels = tmp_path / "labels.txt"
+    labels.write_text(
+        "photo webcam_frames/fotos K2/a b.jpg session webcam-k2 start\n"
+        "corners 1,2 3,4 5,6 7,8\n" + "........\n" * 8
+    )
+    (photo,) = read_labels(labels)
+    assert photo.path == "webcam_frames/fotos K2/a b.jpg"
+    assert (photo.session, photo.start) == ("webcam-k2", True)
