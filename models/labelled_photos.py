@@ -22,6 +22,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier
 from rules import find_variant
@@ -105,7 +106,7 @@ class LabelledPhoto:
         return self.photo_set.symbols[self.rows[row][col]]
 
     def misread(
-        self, image_grid: Sequence[str], corners_px: object
+        self, image_grid: Sequence[str], corners_px: npt.ArrayLike
     ) -> tuple[list[tuple[str, str, str]], int]:
         """A reading of this photo as ``damcam read`` prints it (its image grid and grid
         corners) against the labels: the cells read wrong (the label's row and column,
@@ -119,7 +120,7 @@ class LabelledPhoto:
         compared = 0
         for k, centre in enumerate(_cell_centres(self.corners)):
             row, col = divmod(k, 8)
-            want = PRINTED[self.top(row, col)]
+            want = self.top(row, col).symbol
             got = read[int(np.argmin(np.linalg.norm(centres - centre, axis=1)))]
             if (row + col) % 2 == 0 and want == got == ".":
                 continue
@@ -129,16 +130,12 @@ class LabelledPhoto:
         return wrong, compared
 
 
-PRINTED = ".wWbB"
-"""How ``damcam read`` prints each :class:`Top` (by its value) in its image grid."""
-_GRID = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], np.float32)
+_CELLS = np.array([[c + 0.5, r + 0.5] for r in range(8) for c in range(8)])
 
 
-def _cell_centres(corners: object) -> np.ndarray:
+def _cell_centres(corners: npt.ArrayLike) -> np.ndarray:
     """The 64 cells' centres in the image, row by row from ``corners``' first."""
-    homography = cv2.getPerspectiveTransform(_GRID, np.asarray(corners, np.float32))
-    cells = np.array([[[c + 0.5, r + 0.5] for r in range(8) for c in range(8)]], np.float32)
-    return np.asarray(cv2.perspectiveTransform(cells, homography)[0])
+    return BoardLocation.from_corners(corners, 8, "corners").to_image(_CELLS)
 
 
 def read_labels(path: Path = LABELS, photo_set: PhotoSet = DAMAS) -> list[LabelledPhoto]:
