@@ -14,6 +14,9 @@ Which colour is White is the user's to say where the two sides' men look alike
 (``--white light|dark``); the bench tells it from the labels (the side that reads the start
 photo itself as labelled) and reports whether ``--white auto`` would have guessed it.
 
+A square the reader is unsure of reads '?' (``vision.read.MIN_CONFIDENCE``): an error
+here, and counted apart as ``unsure`` too, since it is flagged rather than silently wrong.
+
 One JSON line per set (``--errors``: first a line per square read wrong):
 
     python -m bench.photo_sessions [--data ../shared/data] [--set damas|stickers] [--errors]
@@ -139,7 +142,7 @@ def uncalibrated(
 ) -> dict[str, int]:
     """Every labelled photo read as ``damcam read IMAGE`` reads it without a calibration:
     the unadapted model, White taken on the image's bottom side."""
-    squares = errors = unread = 0
+    squares = errors = unsure = unread = 0
     reader = model.for_variant(VARIANT.towers)
     for photo in photos:
         reading = read_image(photo_image(photo.file(data)), VARIANT, classifier=reader)
@@ -148,8 +151,9 @@ def uncalibrated(
             continue
         wrong, compared = photo.misread(reading.image_grid, reading.corners_px)
         squares, errors = squares + compared, errors + len(wrong)
+        unsure += sum(got == "?" for _, _, got in wrong)
     return {"photos": len(photos), "photos_without_board": unread, "squares": squares,
-            "errors": errors}  # fmt: skip
+            "errors": errors, "unsure": unsure}  # fmt: skip
 
 
 def run_set(photo_set: PhotoSet, data: Path, *, list_errors: bool = False) -> dict[str, object]:
@@ -178,6 +182,7 @@ def run_set(photo_set: PhotoSet, data: Path, *, list_errors: bool = False) -> di
         "white_auto_right": sum(bool(r.auto_white_right) for r in done),
         "squares": squares,
         "errors": errors,
+        "unsure": sum(e[3] == "?" for r in done for e in r.errors),
         "per_square_pct": round(100 * (1 - errors / max(squares, 1)), 2),
         "photos_without_board": sorted({u for r in done for u in r.unread}),
         "turned_readings": sum(r.turned for r in done),

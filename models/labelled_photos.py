@@ -105,6 +105,17 @@ class LabelledPhoto:
         """What the label says tops the cell at ``row``, ``col``."""
         return self.photo_set.symbols[self.rows[row][col]]
 
+    def playable_parity(self) -> int:
+        """``(row + col) % 2`` of the cells the pieces stand on in the labels' order (the
+        labels' corner (0,0) falls on either colour of square); 1 on an empty board."""
+        parities = Counter(
+            (row + col) % 2
+            for row, cells in enumerate(self.rows)
+            for col, cell in enumerate(cells)
+            if self.photo_set.symbols[cell] != Top.EMPTY
+        )
+        return parities.most_common(1)[0][0] if parities else 1
+
     def misread(
         self, image_grid: Sequence[str], corners_px: npt.ArrayLike
     ) -> tuple[list[tuple[str, str, str]], int]:
@@ -112,17 +123,19 @@ class LabelledPhoto:
         corners) against the labels: the cells read wrong (the label's row and column,
         as "rc", the label's symbol as printed, the reading's) and how many were compared.
         Each labelled cell is matched with the read cell nearest it in the image, so that
-        the board may be found and turned its own way; the empty squares of the colour no
-        piece stands on are left out."""
+        the board may be found and turned its own way. Every playable cell is compared,
+        and a cell of the other colour only where it is read other than empty: a photo
+        counts its 32 playable cells however it is read."""
         read = "".join(image_grid)
         centres = _cell_centres(corners_px)
+        playable = self.playable_parity()
         wrong: list[tuple[str, str, str]] = []
         compared = 0
         for k, centre in enumerate(_cell_centres(self.corners)):
             row, col = divmod(k, 8)
             want = self.top(row, col).symbol
             got = read[int(np.argmin(np.linalg.norm(centres - centre, axis=1)))]
-            if (row + col) % 2 == 0 and want == got == ".":
+            if (row + col) % 2 != playable and want == got == ".":
                 continue
             compared += 1
             if got != want:
