@@ -113,3 +113,41 @@ def test_the_calibrated_boards_are_the_boards_the_figures_read(
 def test_missing_photos_are_named(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match=str(tmp_path)):
         main(["--data", str(tmp_path)])
+
+
+@pytest.mark.parametrize("first_cell_playable", [True, False])
+def test_a_reading_is_compared_on_its_32_playable_cells_whichever_colour_they_are(
+    tmp_path: Path, first_cell_playable: bool
+) -> None:
+    """The labels' corner (0,0) falls on a playable square in some photos and not in
+    others: a reading counts the 32 squares the pieces stand on, read right or wrong,
+    never the other colour's unless read other than empty."""
+    offset = 0 if first_cell_playable else 1
+    rows = []
+    for r in range(8):
+        cells = ["."] * 8
+        for c in range(8):
+            if (r + c + offset) % 2 == 0 and r < 3:
+                cells[c] = "t"
+            elif (r + c + offset) % 2 == 0 and r > 4:
+                cells[c] = "p"
+        rows.append("".join(cells))
+    labels = tmp_path / "labels.txt"
+    labels.write_text(
+        "photo a.jpg session s start\ncorners 0,0 800,0 800,800 0,800\n" + "\n".join(rows) + "\n"
+    )
+    (photo,) = read_labels(labels)
+    assert photo.playable_parity() == offset
+    corners = [[0.0, 0.0], [800.0, 0.0], [800.0, 800.0], [0.0, 800.0]]
+    read = [row.replace("p", "w").replace("t", "b") for row in rows]  # as damcam prints
+    assert photo.misread(read, corners) == ([], 32)
+    # an empty playable square read as a man, and a man on the other colour's square
+    misread = list(read)
+    r4 = list(misread[4])
+    playable_col = next(c for c in range(8) if (4 + c + offset) % 2 == 0)
+    r4[playable_col] = "w"
+    r4[playable_col + 1] = "b"
+    misread[4] = "".join(r4)
+    wrong, compared = photo.misread(misread, corners)
+    assert compared == 33
+    assert wrong == [(f"4{playable_col}", ".", "w"), (f"4{playable_col + 1}", ".", "b")]
