@@ -190,8 +190,8 @@ class OccupancyGaussians:
 
     A set of two hues on a grey board (the damas photos' purple and teal on black and
     white) parts pieces from empty squares by it whatever the light; a white and a black
-    set on light and dark squares hardly does, and the spread keeps the cue weak there. It
-    speaks only for a piece: a dark piece in shadow, or on a square of its own colour,
+    set on light and dark squares hardly does, and the spread keeps the cue weak there. The
+    Gaussians speak only for a piece: a dark piece in shadow, or on a square of its own colour,
     looks like the board, while an empty square does not take a piece's hue (a highlight
     greys it, which draws it away from a hued set's pieces; pixels past
     :data:`GLARE_LEVEL` are left out).
@@ -224,12 +224,10 @@ class OccupancyGaussians:
             spread = np.nanstd(
                 np.concatenate([g - m for g, m in zip(groups, means, strict=True)]), axis=0
             )
-        plain = np.isnan(vivid[:, 0])
-        shares_plain = np.array([(plain[kind].sum() + 1) / (kind.sum() + 2) for kind in kinds])
+        no_vivid = np.isnan(vivid[:, 0])
+        plain = np.array([(no_vivid[kind].sum() + 1) / (kind.sum() + 2) for kind in kinds])
         return cls(
-            np.nan_to_num(means, nan=100 / 3),
-            np.fmax(np.nan_to_num(spread), SPREAD_FLOOR),
-            shares_plain,
+            np.nan_to_num(means, nan=100 / 3), np.fmax(np.nan_to_num(spread), SPREAD_FLOOR), plain
         )
 
     def empty_log_odds(self, vivid: np.ndarray) -> np.ndarray:
