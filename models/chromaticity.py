@@ -318,10 +318,16 @@ class PieceChromaticity:
     def _both_log_odds(
         self, shares: tuple[np.ndarray, np.ndarray]
     ) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`white_log_odds` as a man's and as a king's, from the crops' :meth:`shares`."""
+        """:meth:`white_log_odds` as a man's and as a king's, from the crops' :meth:`shares`.
+        Where the men's cue reads pale pixels too and says nothing (0: the piece area all
+        glare, or grey that may be the more vivid colour washed out, as a man seen from
+        the side over a light square shows), his vivid pixels speak, as a king's do."""
         whole, vivid = shares
-        as_men = self.men.white_log_odds(whole if self.men_pale else vivid)
-        return as_men, self.kings.white_log_odds(vivid)
+        as_kings = self.kings.white_log_odds(vivid)
+        if not self.men_pale:  # the men's Gaussians are the kings'
+            return as_kings, as_kings
+        as_men = self.men.white_log_odds(whole)
+        return np.where(as_men == 0, as_kings, as_men), as_kings
 
     def resplit(
         self, colour: np.ndarray, shares: tuple[np.ndarray, np.ndarray], men: np.ndarray

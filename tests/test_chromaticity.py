@@ -103,12 +103,14 @@ def test_a_crown_sticker_does_not_move_a_kings_hue() -> None:
     kings = np.stack([_crop(PURPLE, 0.6, sticker=0.8), _crop(TEAL, 0.6, sticker=0.8)])
     as_kings = cue.white_log_odds(kings, kings=True)
     assert as_kings[0] > 1.0 and as_kings[1] < -1.0
-    # Read whole, a sticker this large makes the teal king's top grey: no word for teal.
-    assert cue.white_log_odds(kings)[1] >= 0.0
-    # So a king (men share 0) takes the kings' cue, a man the men's.
+    # Read whole, a sticker this large makes the teal king's top grey: no word for teal
+    # from the men's Gaussians, so read as a man he is told by his vivid pixels too.
+    whole = cue.shares(kings)[0]
+    assert cue.men.white_log_odds(whole)[1] >= 0.0
+    assert cue.white_log_odds(kings)[1] < -1.0
     colour = np.array([[0.0, 0.5, 0.5], [0.0, 0.5, 0.5]])
-    assert cue.resplit(colour, cue.shares(kings), np.zeros(2)).argmax(axis=1).tolist() == [1, 2]
-    assert cue.resplit(colour, cue.shares(kings), np.ones(2))[1, 2] <= 0.5
+    for men in (np.zeros(2), np.ones(2)):
+        assert cue.resplit(colour, cue.shares(kings), men).argmax(axis=1).tolist() == [1, 2]
 
 
 def test_a_black_symbol_on_a_flat_king_does_not_move_its_hue() -> None:
@@ -123,7 +125,8 @@ def test_a_black_symbol_on_a_flat_king_does_not_move_its_hue() -> None:
         cv2.circle(king, centre, round(0.3 * cell), (12, 12, 12), -1)
     as_kings = cue.white_log_odds(kings, kings=True)
     assert as_kings[0] > 2.0 and as_kings[1] < -2.0
-    assert np.all(np.abs(cue.white_log_odds(kings)) < np.abs(as_kings))  # read whole: greyer
+    whole = cue.shares(kings)[0]
+    assert np.all(np.abs(cue.men.white_log_odds(whole)) < np.abs(as_kings))  # read whole: greyer
 
 
 def test_a_set_of_two_greys_gets_little_say() -> None:
@@ -155,7 +158,7 @@ def test_a_set_of_two_hues_reads_its_men_without_the_light_squares_pale_pixels()
     askew = np.stack([_crop(TEAL, off_centre=0.45), _crop(PURPLE, off_centre=0.45)])
     odds = cue.white_log_odds(askew)
     assert odds[0] < -1.0 and odds[1] > 1.0
-    assert PieceChromaticity(cue.men, cue.kings, CONTEXT).white_log_odds(askew)[0] >= 0.0
+    assert cue.men.white_log_odds(cue.shares(askew)[0])[0] >= 0.0
     # A set of white and black men, whose white men are pale themselves, reads them whole.
     assert _start((235, 235, 235), (30, 30, 30), off_centre=0.4).men_pale
 
@@ -247,3 +250,22 @@ def test_the_occupancy_cue_never_speaks_for_an_empty_square_of_a_white_and_black
         piece_chromaticity(np.stack([_crop((235, 235, 235))]), CONTEXT)
     )
     assert odds[0] < 0.5
+
+
+def test_a_man_whose_piece_area_shows_mostly_the_board_is_told_by_his_vivid_pixels() -> None:
+    """A man seen from the side over a light square (WA0069's 55, read through WA0049 and
+    WA0051: 0.41 purple, 0.52 teal): most of his piece area is the square's pale grey,
+    which the men's cue, reading pale pixels too, cannot tell from a vivid man washed
+    out, and so says nothing; his own pixels are teal."""
+    cue = _start(PURPLE, TEAL)
+    assert cue.men_pale  # the men's cue reads pale pixels too
+    crops = np.stack([_crop(TEAL, off_centre=0.35), _crop(PURPLE, off_centre=0.35)])
+    shares = cue.shares(crops)
+    assert np.all(cue.men.white_log_odds(shares[0]) == 0)  # the board's grey: no word
+    split = cue.resplit(np.array([[0.07, 0.41, 0.52], [0.07, 0.52, 0.41]]), shares, np.ones(2))
+    assert split.argmax(axis=1).tolist() == [2, 1]
+    # all glare: no word from either
+    glare = np.stack([np.full_like(crops[0], 255)])
+    np.testing.assert_allclose(
+        cue.resplit(np.array([[0.1, 0.5, 0.4]]), cue.shares(glare), np.ones(1)), [[0.1, 0.5, 0.4]]
+    )
