@@ -72,26 +72,34 @@ def photo_image(path: Path) -> Image:
     return np.asarray(image, np.uint8)
 
 
+def adapted_reader(table: TableCalibration, model: OnnxSquareClassifier) -> OnnxSquareClassifier:
+    """The reader ``damcam read --calibration`` reads with: ``model`` adapted from the start
+    image ``table`` keeps. The same for every photo read through one table, so adapted once
+    per table here, where each ``damcam read`` adapts it anew."""
+    return adapted_to_table(model, VARIANT, table).for_variant(VARIANT.towers)
+
+
 def read_through(
-    table: TableCalibration, model: OnnxSquareClassifier, image: Image
+    table: TableCalibration, reader: OnnxSquareClassifier, image: Image
 ) -> BoardReading | str:
-    """``damcam read --calibration``: the reading, or why no board was found."""
-    adapted = adapted_to_table(model, VARIANT, table)
+    """``damcam read --calibration`` with ``reader`` (:func:`adapted_reader`): the reading,
+    or why no board was found."""
     result = read_image(
         image,
         VARIANT,
         registration=table.registration(),
         prototypes=table.prototypes(),
-        classifier=adapted.for_variant(VARIANT.towers),
+        classifier=reader,
     )
     return result if isinstance(result, BoardReading) else result.reason
 
 
 def calibrated(
     start: LabelledPhoto, data: Path, model: OnnxSquareClassifier
-) -> tuple[TableCalibration, bool]:
-    """``damcam calibrate`` on ``start``, White on the side the labels put it, and whether
-    ``--white auto`` guessed that side.
+) -> tuple[TableCalibration, OnnxSquareClassifier, bool]:
+    """``damcam calibrate`` on ``start``, White on the side the labels put it, the reader
+    adapted through it (:func:`adapted_reader`), and whether ``--white auto`` guessed that
+    side.
 
     :raises CalibrationError: the photo does not calibrate.
     """
@@ -102,11 +110,12 @@ def calibrated(
         table = calibrate_position(
             image, Position.initial(VARIANT), light_is_white=light_is_white, source=str(path)
         ).with_start_image(path.read_bytes())
-        reading = read_through(table, model, image)
+        reader = adapted_reader(table, model)
+        reading = read_through(table, reader, image)
         if isinstance(reading, BoardReading):
             wrong, compared = start.misread(reading.image_grid, reading.corners_px)
             if len(wrong) < compared / 4:  # the wrong side reads every piece's colour wrong
-                return table, light_is_white is None
+                return table, reader, light_is_white is None
         light_is_white = not table.light_is_white
     raise CalibrationError(f"{path}: reads itself unlike its labels whichever side is White")
 
@@ -114,10 +123,9 @@ def calibrated(
 def run_start(
     start: LabelledPhoto, session: list[LabelledPhoto], data: Path, model: OnnxSquareClassifier
 ) -> StartResult:
-    """``start`` calibrated, and every other photo of its ``session`` read through it
-    (the model adapted anew for each, as each ``damcam read`` adapts it)."""
+    """``start`` calibrated, and every other photo of its ``session`` read through it."""
     try:
-        table, auto_right = calibrated(start, data, model)
+        table, reader, auto_right = calibrated(start, data, model)
     except CalibrationError as exc:
         return StartResult(start, refused=str(exc).split(": ", 1)[-1])
     squares = turned = 0
@@ -126,7 +134,7 @@ def run_start(
     for photo in session:
         if photo is start:
             continue
-        reading = read_through(table, model, photo_image(photo.file(data)))
+        reading = read_through(table, reader, photo_image(photo.file(data)))
         if not isinstance(reading, BoardReading):
             unread.append(photo.path)
             continue
