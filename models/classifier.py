@@ -72,7 +72,8 @@ overhead start photo's tall men at synth's one disc (damas WA0171 and WA0172: 1.
 1.00 against 1.5-2.2 from the session's other start photos), so that the session's
 photos taken from lower read men as kings. Through ``damcam read --calibration``
 from every damas start photo (``bench.photo_sessions``), powers 0, 2, 3, 4 and 6 misread
-58, 42, 37, 39 and 44 squares of 7,964; adapted render sets 56 and 57 of 4,338 (0, 3)."""
+58, 42, 37, 39 and 44 squares of 5,728 playable ones (session 52, before webcam-k2);
+adapted render sets 56 and 57 of 4,338 (0, 3)."""
 ONE_PIECE_LIMIT = 1.5
 """A stack of up to this many men's heights reads as one piece (halfway to two)."""
 CROWN_MARGIN = 1.0

@@ -324,7 +324,7 @@ def _reading_model(
     with the model, adapted to the set from the start image a calibration keeps; with the
     colours where a calibration keeps none (it knows this table's colours, and no start
     frame to adapt from) or the model file is missing (a warning). On the labelled photos
-    the model reads 87% of the squares uncalibrated against the colours' 78%, and 99.5%
+    the model reads 87% of the squares uncalibrated against the colours' 78%, and 99.7%
     through a calibration against 86% (``bench.photo_sessions``; docs/models.md, "Which
     reader vision uses")."""
     from models.classifier import ModelFileError, OnnxSquareClassifier  # onnxruntime: lazily
