@@ -7,6 +7,7 @@ areas stay independent. Results go to stdout, messages for people to stderr.
 from __future__ import annotations
 
 import logging
+import os
 
 import typer
 
@@ -29,6 +30,11 @@ def _root(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progr
         level=logging.INFO if verbose else logging.WARNING,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
+    if not verbose:
+        # A file that is no image is tried as a video, and FFmpeg's decoders write their
+        # complaints straight to stderr before ours names the file. OpenCV reads this
+        # when it first opens a video; a value set by the user is kept.
+        os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
 
 
 def main() -> None:

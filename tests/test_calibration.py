@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -70,6 +73,24 @@ def test_read_and_calibrate_reject_bad_input(tmp_path: Path) -> None:
     result = runner.invoke(app, ["calibrate", str(blank), "--out", str(tmp_path / "c.json")])
     assert result.exit_code == 1 and "blank.png" in result.output
     assert not (tmp_path / "c.json").exists()
+
+
+def test_a_broken_photo_gets_one_clear_error_and_no_decoder_noise(tmp_path: Path) -> None:
+    """The CLI's own process, since FFmpeg writes to the stderr file descriptor itself."""
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"\xff\xd8\xff\xe0" + b"not the rest of a JPEG")
+    env = {k: v for k, v in os.environ.items() if k != "OPENCV_FFMPEG_LOGLEVEL"}
+    done = subprocess.run(
+        [sys.executable, "-m", "damcam", "read", str(broken)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    said = " ".join(done.stderr.split())  # rich wraps the error to the terminal's width
+    assert done.returncode == 2
+    assert "broken.jpg: not a readable image or video" in said
+    assert "[mjpeg" not in said, said
 
 
 def test_marker_sheet_holds_the_four_markers(tmp_path: Path) -> None:
