@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from models.classifier import OnnxSquareClassifier
-from models.synth_source import VARIANTS, location_from_truth, random_position
+from models.dataset import band_seen, top_limit_px
+from models.synth_source import VARIANTS, location_from_truth, random_position, square_truth
 from rules import Position, find_variant
-from rules.observation import Top
-from rules.pieces import parse_stack
 from synth.scene import Style
 from vision.camera import crops_and_views
 from vision.classifier import SquareClassifier, read_squares
@@ -36,11 +35,14 @@ Crops = tuple[np.ndarray, np.ndarray, np.ndarray]
 @dataclass(frozen=True)
 class Shot:
     """A render as a reader sees it: the image and the board located from its truth,
-    with :data:`Crops` of the classifier's window."""
+    with :data:`Crops` of the classifier's window, and which squares a crop can read
+    whole (``readable``: empty, or a stack whose side band shows, as the held-out
+    renders' ``band_visible`` counts them: :func:`models.export.evaluate`)."""
 
     image: np.ndarray
     location: BoardLocation
     crops: Crops
+    readable: np.ndarray
 
     def read(
         self, reader: SquareClassifier, geometry: BoardGeometry, crop_px: int, *, band: bool
@@ -62,15 +64,20 @@ class Tally:
     squares: int = 0
     errors: int = 0
     colour_errors: int = 0
+    readable_squares: int = 0
+    readable_errors: int = 0
 
-    def add(self, predicted: np.ndarray, truth: np.ndarray) -> Tally:
+    def add(self, predicted: np.ndarray, shot: Shot) -> Tally:
+        truth, wrong = shot.crops[1], predicted != shot.crops[1]
         return Tally(
             self.squares + len(truth),
-            self.errors + int((predicted != truth).sum()),
+            self.errors + int(wrong.sum()),
             self.colour_errors + int((COLOUR[predicted] != COLOUR[truth]).sum()),
+            self.readable_squares + int(shot.readable.sum()),
+            self.readable_errors + int((wrong & shot.readable).sum()),
         )
 
-    def as_dict(self) -> dict[str, float | int]:
+    def as_dict(self) -> dict[str, object]:
         n = max(self.squares, 1)
         return {
             "squares": self.squares,
@@ -78,6 +85,13 @@ class Tally:
             "per_square_error_pct": round(100 * self.errors / n, 3),
             "colour_errors": self.colour_errors,
             "colour_error_pct": round(100 * self.colour_errors / n, 3),
+            "band_visible": {
+                "squares": self.readable_squares,
+                "errors": self.readable_errors,
+                "per_square_error_pct": round(
+                    100 * self.readable_errors / max(self.readable_squares, 1), 3
+                ),
+            },
         }
 
 
@@ -151,7 +165,7 @@ def adapted_render_figures(
     positions: int = 3,
     seed: int = 2026,
     crowns: float = 0.0,
-) -> dict[str, dict[str, float | int]]:
+) -> dict[str, dict[str, object]]:
     """Errors of the unadapted and adapted readers over ``sets`` rendered sets, a share
     ``crowns`` of the draughts sets crowning kings on men one to four discs tall; the
     adapted reader also with band strips (``adapted_with_strips``: the live observer
@@ -177,28 +191,24 @@ def adapted_render_figures(
         for shot in rendered.shots:
             for name, reader in readers.items():
                 read = shot.read(reader, geometry, crop_px, band=False).argmax(axis=1)
-                tallies[name] = tallies[name].add(read, shot.crops[1])
+                tallies[name] = tallies[name].add(read, shot)
             read = shot.read(readers["adapted"], geometry, crop_px, band=True).argmax(axis=1)
-            tallies["adapted_with_strips"] = tallies["adapted_with_strips"].add(read, shot.crops[1])
+            tallies["adapted_with_strips"] = tallies["adapted_with_strips"].add(read, shot)
     return {name: tally.as_dict() for name, tally in tallies.items()}
 
 
 def _shot(
     renderer: Renderer, position: Position, style: Style, classifier: OnnxSquareClassifier
 ) -> Shot:
-    """A render, its crops (the classifier's window and size), true tops and view tangents."""
+    """A render, its crops (the classifier's window and size), true tops and view
+    tangents, and the squares a crop can read whole."""
     rendered = renderer.render(position, style)
     variant = position.variant
     location = location_from_truth(rendered.truth, variant.size)
+    size, window = classifier.crop_size[0], classifier.window
     crops, views = crops_and_views(
-        rendered.image,
-        location,
-        variant.geometry,
-        crop_px=classifier.crop_size[0],
-        window=classifier.window,
+        rendered.image, location, variant.geometry, crop_px=size, window=window
     )
-    squares: dict[str, str] = rendered.truth["squares"]
-    names = [variant.geometry.name(sq) for sq in variant.geometry.squares]
-    stacks = [parse_stack(squares[n]) if squares[n] else () for n in names]
-    tops = np.array([Top.of(s[0] if s else None) for s in stacks])
-    return Shot(rendered.image, location, (crops, tops, views))
+    tops, heights, bands = square_truth(rendered.truth, variant, style, location, size, window)
+    seen = band_seen(bands, heights, top_limit_px(size, window))
+    return Shot(rendered.image, location, (crops, tops, views), (heights == 0) | seen)

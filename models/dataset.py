@@ -74,6 +74,16 @@ def top_limit_px(size: int, window: CropWindow = CONTEXT) -> float:
     return (0.5 + window.top) * window_px_per_square(size, window)
 
 
+def band_seen(band_px: np.ndarray, heights: np.ndarray, top_limit: float = np.inf) -> np.ndarray:
+    """(N,) bool: the stacks whose side band shows (:data:`MIN_BAND_PX_PER_DISC` a disc)
+    with the top in the crop (at most ``top_limit`` crop px above the base,
+    :func:`top_limit_px`); never an empty square (no band)."""
+    seen: np.ndarray = (band_px / np.maximum(heights, 1) >= MIN_BAND_PX_PER_DISC) & (
+        band_px <= top_limit
+    )
+    return seen
+
+
 @dataclass(frozen=True)
 class SquareSet:
     """``crops (N, H, W, 3)`` uint8 BGR, ``tops (N,)`` :class:`rules.observation.Top`

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -123,27 +124,44 @@ def board_crops(
     # frame (models.classifier.OnnxSquareClassifier.view_scale).
     views = (tangents * style.piece_height).astype(np.float32)
     occlusion: dict[str, float] = rendered.truth["occlusion"]
-    squares: dict[str, str] = rendered.truth["squares"]
-    tops = np.empty(len(crops), np.int64)
-    heights = np.empty(len(crops), np.int64)
-    bands = np.zeros(len(crops), np.float32)
-    keep = np.ones(len(crops), bool)
-    centres: dict[str, list[float]] = rendered.truth["centres"]
-    top_px: dict[str, list[float]] = rendered.truth["tops"]
-    for i, sq in enumerate(geometry.squares):
-        name = geometry.name(sq)
-        stack = parse_stack(squares[name]) if squares[name] else ()
-        tops[i] = Top.of(stack[0] if stack else None)
-        heights[i] = min(disc_count(stack, variant.towers, style.king_mark), tower_limit)
-        keep[i] = occlusion.get(name, 0.0) < 0.3  # a hidden square carries no label
-        # The top's pixel seen on the board plane (where the crop samples) vs the base's.
-        base, top = location.to_board(np.array([centres[name], top_px[name]], np.float64))
-        bands[i] = float(np.linalg.norm(top - base)) * window_px_per_square(size, window)
+    keep = np.array([occlusion.get(geometry.name(sq), 0.0) < 0.3 for sq in geometry.squares])
+    tops, heights, bands = square_truth(rendered.truth, variant, style, location, size, window)
+    heights = np.minimum(heights, tower_limit)
     towers = np.full(len(crops), variant.towers)
     band = band_strips(rendered.image, location, geometry, views=views)[keep] if strips else None
     return SquareSet(
         crops[keep], tops[keep], heights[keep], bands[keep], views[keep], towers[keep], band
     )
+
+
+def square_truth(
+    truth: dict[str, Any],
+    variant: Variant,
+    style: Style,
+    location: BoardLocation,
+    size: int,
+    window: CropWindow,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A render's truth per square, in Square order: its top, its disc count and its side
+    band's height in crop pixels (:attr:`models.dataset.SquareSet.band_px`: how far the
+    top's centre lies from the base's, both seen on the board plane, where the crop
+    samples; 0 on an empty square). A hidden square (``truth["occlusion"]``) is not left
+    out here."""
+    geometry = variant.geometry
+    squares: dict[str, str] = truth["squares"]
+    centres: dict[str, list[float]] = truth["centres"]
+    top_px: dict[str, list[float]] = truth["tops"]
+    tops = np.empty(len(geometry.squares), np.int64)
+    heights = np.empty(len(geometry.squares), np.int64)
+    bands = np.zeros(len(geometry.squares), np.float32)
+    for i, sq in enumerate(geometry.squares):
+        name = geometry.name(sq)
+        stack = parse_stack(squares[name]) if squares[name] else ()
+        tops[i] = Top.of(stack[0] if stack else None)
+        heights[i] = disc_count(stack, variant.towers, style.king_mark)
+        base, top = location.to_board(np.array([centres[name], top_px[name]], np.float64))
+        bands[i] = float(np.linalg.norm(top - base)) * window_px_per_square(size, window)
+    return tops, heights, bands
 
 
 def synth_set(

@@ -21,13 +21,13 @@ from models.classifier import (
     OnnxSquareClassifier,
     card_path,
 )
-from models.dataset import MIN_BAND_PX_PER_DISC, window_px_per_square
-from models.synth_source import location_from_truth
+from models.dataset import MIN_BAND_PX_PER_DISC, band_seen, top_limit_px, window_px_per_square
+from models.synth_source import location_from_truth, square_truth
 from rules import Position, Variant, find_variant
 from rules.geometry import Square
 from rules.observation import Top
-from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
-from synth.pieces import DIAMETER_OF_SQUARE, HEIGHT_OF_DIAMETER, disc_count
+from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack
+from synth.pieces import DIAMETER_OF_SQUARE, HEIGHT_OF_DIAMETER
 from vision.camera import crops_and_views, view_tangents
 from vision.rectify import (
     CONTEXT,
@@ -56,13 +56,48 @@ def _render_crops(
     fields = {"tilt_deg": 10.0, **style_fields}
     style = Style(seed=seed, variant=position.variant.name, **fields)
     rendered = render.render_position(position, style)
-    geometry = position.variant.geometry
     location = location_from_truth(rendered.truth, position.variant.size)
+    geometry = position.variant.geometry
     crops, views = crops_and_views(rendered.image, location, geometry, window=window)
-    stacks = [parse_stack(rendered.truth["squares"][geometry.name(sq)]) for sq in geometry.squares]
-    tops = np.array([Top.of(s[0] if s else None) for s in stacks])
-    heights = np.array([disc_count(s, position.variant.towers) for s in stacks])
+    tops, heights, _ = square_truth(
+        rendered.truth, position.variant, style, location, CROP_PX, window
+    )
     return crops, tops, heights, views
+
+
+def test_a_renders_truth_gives_each_stacks_side_band() -> None:
+    # The figures "where the side band shows" (bench.classifier) rest on this truth:
+    # a stack's band is its discs times a disc's band at its view tangent.
+    render = pytest.importorskip("synth.render")
+    from synth.scene import Style
+
+    v = find_variant("russian")
+    stacks: dict[Square, Stack] = {
+        sq: (WHITE_KING,) if sq % 2 else (BLACK_MAN,) for sq in range(1, 33, 3)
+    }
+    style = Style(seed=5, variant=v.name, tilt_deg=25.0)
+    rendered = render.render_position(Position.from_stacks(v, stacks, v.first_to_move), style)
+    location = location_from_truth(rendered.truth, v.size)
+    tops, heights, bands = square_truth(rendered.truth, v, style, location, CROP_PX, CONTEXT)
+    views = view_tangents(location, v.geometry, rendered.image.shape[1::-1])
+    kings, men = tops == Top.WHITE_KING, tops == Top.BLACK_MAN
+    assert kings.sum() + men.sum() == len(stacks)
+    assert heights[kings].tolist() == [2] * int(kings.sum())
+    assert heights[men].tolist() == [1] * int(men.sum())
+    empty = tops == Top.EMPTY
+    assert np.all(heights[empty] == 0) and np.all(bands[empty] == 0)
+    pieces = ~empty
+    np.testing.assert_allclose(
+        bands[pieces], heights[pieces] * views[pieces] * BAND_PX_PER_TANGENT, rtol=0.2
+    )
+    seen = band_seen(bands, heights, top_limit_px(CROP_PX))
+    assert not seen[empty].any()
+    # A disc's band shows from MIN_BAND_PX_PER_DISC: on the far side of a board tilted 25
+    # degrees, not on the near side (judged where the tangent is clearly either side).
+    per_disc = views * BAND_PX_PER_TANGENT
+    clear = pieces & (np.abs(per_disc / MIN_BAND_PX_PER_DISC - 1) > 0.2)
+    assert seen[clear].tolist() == (per_disc[clear] >= MIN_BAND_PX_PER_DISC).tolist()
+    assert 0 < seen[kings].sum() < kings.sum()
 
 
 def test_card_matches_the_model_and_vision_crop(classifier: OnnxSquareClassifier) -> None:
