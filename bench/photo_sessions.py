@@ -20,6 +20,7 @@ here, and counted apart as ``unsure`` too, since it is flagged rather than silen
 One JSON line per set (``--errors``: first a line per square read wrong):
 
     python -m bench.photo_sessions [--data ../shared/data] [--set damas|stickers] [--errors]
+        [--model models/square_classifier.onnx]
 """
 
 from __future__ import annotations
@@ -164,11 +165,14 @@ def uncalibrated(
             "errors": errors, "unsure": unsure}  # fmt: skip
 
 
-def run_set(photo_set: PhotoSet, data: Path, *, list_errors: bool = False) -> dict[str, object]:
-    """The set's line (with ``list_errors``, first one line per square read wrong)."""
+def run_set(
+    photo_set: PhotoSet, data: Path, *, model_path: Path | None = None, list_errors: bool = False
+) -> dict[str, object]:
+    """The set's line, read by the model file ``model_path`` (the shipped one by default;
+    with ``list_errors``, first one line per square read wrong)."""
     began = time.perf_counter()
     photos = photo_set.read()
-    model = OnnxSquareClassifier.load()
+    model = OnnxSquareClassifier.load(model_path)
     results = [
         run_start(start, [p for p in photos if p.session == start.session], data, model)
         for start in photos
@@ -210,6 +214,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=SHARED_DATA, help="../shared/data")
     parser.add_argument("--set", choices=[s.name for s in PHOTO_SETS], help="one set only")
     parser.add_argument("--errors", action="store_true", help="a line per square read wrong")
+    parser.add_argument("--model", type=Path, help="another main model file (its card's files)")
     args = parser.parse_args()
     for photo_set in PHOTO_SETS:
         if args.set not in (None, photo_set.name):
@@ -218,7 +223,8 @@ def main() -> None:
             print(json.dumps({"bench": "photo_sessions", "set": photo_set.name, "skipped":
                               f"no {photo_set.folder} in {args.data}"}))  # fmt: skip
             continue
-        print(json.dumps(run_set(photo_set, args.data, list_errors=args.errors)), flush=True)
+        line = run_set(photo_set, args.data, model_path=args.model, list_errors=args.errors)
+        print(json.dumps(line), flush=True)
 
 
 if __name__ == "__main__":

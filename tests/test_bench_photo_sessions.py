@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench.photo_sessions import main
+from models.classifier import DEFAULT_MODEL
 from models.labelled_photos import STICKERS
 
 
@@ -19,9 +20,9 @@ def test_each_square_listed_wrong_is_counted_in_its_set_line(
     squares listed wrong are those the line counts (session 52: 1 of 608)."""
     if not STICKERS.present(shared_data):
         pytest.skip(f"no {STICKERS.folder} in {shared_data}")
-    monkeypatch.setattr(
-        "sys.argv", ["photo_sessions", "--data", str(shared_data), "--set", "stickers", "--errors"]
-    )
+    argv = ["--data", str(shared_data), "--set", "stickers", "--errors"]
+    argv += ["--model", str(DEFAULT_MODEL)]
+    monkeypatch.setattr("sys.argv", ["photo_sessions", *argv])
     main()
     *errors, line = [json.loads(s) for s in capsys.readouterr().out.splitlines()]
     assert line["set"] == "stickers" and line["calibrated"] == line["start_photos"] == 1
