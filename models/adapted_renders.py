@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from models.classifier import OnnxSquareClassifier
-from models.dataset import band_seen, top_limit_px
+from models.dataset import band_readable, top_limit_px
 from models.synth_source import VARIANTS, location_from_truth, random_position, square_truth
 from rules import Position, find_variant
 from synth.scene import Style
@@ -36,8 +36,8 @@ Crops = tuple[np.ndarray, np.ndarray, np.ndarray]
 class Shot:
     """A render as a reader sees it: the image and the board located from its truth,
     with :data:`Crops` of the classifier's window, and which squares a crop can read
-    whole (``readable``: empty, or a stack whose side band shows, as the held-out
-    renders' ``band_visible`` counts them: :func:`models.export.evaluate`)."""
+    whole (``readable``: :func:`models.dataset.band_readable`, as the held-out renders'
+    ``band_visible`` counts them)."""
 
     image: np.ndarray
     location: BoardLocation
@@ -210,5 +210,5 @@ def _shot(
         rendered.image, location, variant.geometry, crop_px=size, window=window
     )
     tops, heights, bands = square_truth(rendered.truth, variant, style, location, size, window)
-    seen = band_seen(bands, heights, top_limit_px(size, window))
-    return Shot(rendered.image, location, (crops, tops, views), (heights == 0) | seen)
+    readable = band_readable(bands, heights, top_limit_px(size, window))
+    return Shot(rendered.image, location, (crops, tops, views), readable)

@@ -84,6 +84,15 @@ def band_seen(band_px: np.ndarray, heights: np.ndarray, top_limit: float = np.in
     return seen
 
 
+def band_readable(
+    band_px: np.ndarray, heights: np.ndarray, top_limit: float = np.inf
+) -> np.ndarray:
+    """(N,) bool: the squares a crop can in principle read whole: empty, or a stack whose
+    side band shows (:func:`band_seen`)."""
+    readable: np.ndarray = (heights == 0) | band_seen(band_px, heights, top_limit)
+    return readable
+
+
 @dataclass(frozen=True)
 class SquareSet:
     """``crops (N, H, W, 3)`` uint8 BGR, ``tops (N,)`` :class:`rules.observation.Top`

@@ -21,7 +21,7 @@ from onnxruntime.quantization.shape_inference import quant_pre_process
 
 from models.channel_pad import pad_file
 from models.classifier import OnnxSquareClassifier, to_input
-from models.dataset import MIN_BAND_PX_PER_DISC, SquareSet, band_seen
+from models.dataset import MIN_BAND_PX_PER_DISC, SquareSet, band_readable, band_seen
 from models.net import SquareNet
 
 log = logging.getLogger(__name__)
@@ -196,8 +196,7 @@ def evaluate(
         limit = np.inf if top_limit_px is None else top_limit_px
         seen = band_seen(data.band_px, data.heights, limit)
         pieces = seen & (data.heights > 0)
-        # An empty square or a visible band: squares a crop can in principle read whole.
-        readable = (data.heights == 0) | seen
+        readable = band_readable(data.band_px, data.heights, limit)
         visible = {
             "squares": int(readable.sum()),
             "top_errors": int((wrong_top & readable).sum()),
