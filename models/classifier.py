@@ -76,6 +76,15 @@ from every damas start photo (``bench.photo_sessions``), powers 0, 2, 3, 4 and 6
 adapted render sets 56 and 57 of 4,338 (0, 3)."""
 ONE_PIECE_LIMIT = 1.5
 """A stack of up to this many men's heights reads as one piece (halfway to two)."""
+MIN_BOARD_PIECE_SHARE = 0.375
+"""Least share of a board's playable squares holding pieces for a reader without a start
+frame to measure its men's height on them (:meth:`OnnxSquareClassifier.on_board`): 12 of
+an 8x8 board's 32, half a start position. The measure takes every piece for a man and
+reads the height at which half of them read as one piece, so it needs the kings fewer
+than half. In the real games of ../shared/data (about 38,900 positions: international,
+russian, english, italian) a board with half its start's pieces or more held kings as at
+most 42% of them (english; international none); with fewer, an endgame's kings may be
+most of the board (docs/models.md, "A board's own men, without calibration")."""
 CROWN_MARGIN = 1.0
 """Log-odds margin past the start frame's most crown-like man before a piece's crown
 sticker counts (:attr:`OnnxSquareClassifier.crown_bias`)."""
@@ -214,7 +223,7 @@ class OnnxSquareClassifier:
     king_bias: tuple[float, float] = (0.0, 0.0)
     """Subtracted from the trained head's king-vs-man log-odds of White's and Black's
     pieces: set by :meth:`adapted` so that this set's men (all men on a start position)
-    read as men."""
+    read as men, and by :meth:`on_board` where a board's men stand tall."""
     head_weight: float = 0.0
     """Power of the trained head's colours in an adapted model's colour (0: the
     prototypes alone decide)."""
@@ -461,7 +470,10 @@ class OnnxSquareClassifier:
             kings_tops, heights, crowns = self._read_pieces(
                 kings_reader, crops, views, main.may_hold, tops, heights
             )
-            tops = _split_kings(_colours(tops, swapped=False), kings_tops, (0.0, 0.0))
+            # Unadapted, the king bias is :meth:`on_board`'s; adapted, it splits the set's
+            # colours below.
+            bias = self.king_bias if colour is None else (0.0, 0.0)
+            tops = _split_kings(_colours(tops, swapped=False), kings_tops, bias)
         if colour is not None:
             crowned = self._crown_odds(crowns, views)
             crowned = crowned + self._height_king_odds(heights, main.may_hold)
@@ -848,6 +860,32 @@ class OnnxSquareClassifier:
         first_look = None if adapted.first_look is None else band_biased(adapted.first_look)
         return replace(band_biased(adapted), first_look=first_look)
 
+    def on_board(self, crops: np.ndarray, views: np.ndarray | None) -> OnnxSquareClassifier:
+        """This reader for one board read without a start frame (``damcam read`` without a
+        calibration; vision's ``BoardMeasuring``): ``crops`` and ``views`` are the board's
+        playable squares, and the men's height is measured on its own pieces as
+        :meth:`adapted` measures it on a start frame's men (:meth:`_man_height`), every
+        piece taken for a man. Unadapted, the kings model reads a set of men taller than
+        synth's discs as kings: the damas photos' tall men, 135 of their 165 squares
+        read wrong. Where they stand taller, the king bias is adaptation's least,
+        :data:`TALL_MEN_KING_FLOOR`: no start frame's men say more. Measured only where it
+        can be: in a draughts game (a column game's towers are not men), by a reader not
+        yet adapted, on a board whose pieces fill at least :data:`MIN_BOARD_PIECE_SHARE`
+        of it; else this reader as it is."""
+        if self.towers or self.kings is None or self.prototypes is not None or views is None:
+            return self
+        pieces = self._main_reading(crops, views).tops.argmax(axis=1) != Top.EMPTY
+        if pieces.sum() < MIN_BOARD_PIECE_SHARE * len(crops):
+            return self
+
+        def measured(reader: OnnxSquareClassifier) -> OnnxSquareClassifier:
+            scale = replace(reader, first_look=None)._man_height(crops[pieces], views[pieces])
+            floor = TALL_MEN_KING_FLOOR if scale > 1.0 else 0.0  # as adaptation's least bias
+            return replace(reader, view_scale=scale, king_bias=(floor, floor))
+
+        first_look = None if self.first_look is None else measured(self.first_look)
+        return replace(measured(self), first_look=first_look)
+
     def _man_height(self, men: np.ndarray, views: np.ndarray) -> float:
         """The men's height in synth discs, from crops of men: a man H tall seen through
         tangents scaled by s shows H / s men's heights, so the kings model reads him as
@@ -876,7 +914,7 @@ class OnnxSquareClassifier:
             step = np.log(VIEW_SCALES[k]) - np.log(VIEW_SCALES[k - 1])
             log_scale -= step * (above - 0.5) / (above - below)
         height = float(np.clip(ONE_PIECE_LIMIT * np.exp(log_scale), 1.0, 5.0))  # as Style
-        log.info("the start frame's men stand %.2f synth discs tall", height)
+        log.info("the men stand %.2f synth discs tall", height)
         return height
 
 

@@ -238,6 +238,12 @@ class PhotoShot:
             self.image, self.location, GEOMETRY, self.tops, turns=self.turns
         )
 
+    def on_board(self, classifier: OnnxSquareClassifier) -> OnnxSquareClassifier:
+        """``classifier`` as ``damcam read`` reads this photo without a calibration: the
+        set measured on the photo's own board (:meth:`OnnxSquareClassifier.on_board`)."""
+        crops, _, views = self.squares(classifier.window, classifier.crop_size[0])
+        return classifier.on_board(crops, views)
+
     def read(self, classifier: SquareClassifier, crop_px: int, *, band: bool) -> np.ndarray:
         """``(S, 5)`` probabilities, read as the live path reads a frame
         (:func:`vision.classifier.read_squares`), with ``band`` its band strips too
@@ -404,7 +410,7 @@ def model_errors(
         return start.adapted(classifier)
 
     for reading in read_photos(
-        data, classifier.crop_size[0], lambda _: classifier, adapted, labels, band
+        data, classifier.crop_size[0], lambda shot: shot.on_board(classifier), adapted, labels, band
     ):
         truth = reading.shot.tops
         cells = label_cells(reading.shot.turns)
@@ -454,6 +460,9 @@ def photo_figures(
     def adapted(start: PhotoShot) -> SquareClassifier:
         return start.adapted(classifier)
 
+    def alone(shot: PhotoShot) -> SquareClassifier:
+        return shot.on_board(classifier)
+
     def uncalibrated_prototypes(shot: PhotoShot) -> SquareClassifier:
         found = ColourPrototypes.cluster(shot.squares(CELL, size)[0])
         return _NoPieces() if found is None else PrototypeClassifier(found)
@@ -462,10 +471,8 @@ def photo_figures(
         crops, tops, _ = start.squares(CELL, size)
         return PrototypeClassifier(ColourPrototypes.learn(crops, [Top(int(t)) for t in tops]))
 
-    model = score_photos(read_photos(data, size, lambda _: classifier, adapted, labels))
-    with_strips = score_photos(
-        read_photos(data, size, lambda _: classifier, adapted, labels, band=True)
-    )
+    model = score_photos(read_photos(data, size, alone, adapted, labels))
+    with_strips = score_photos(read_photos(data, size, alone, adapted, labels, band=True))
     prototypes = score_photos(
         read_photos(data, size, uncalibrated_prototypes, learned_prototypes, labels)
     )

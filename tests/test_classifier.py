@@ -17,6 +17,7 @@ from models.classifier import (
     MIRROR_OPEN,
     NO_CROWN,
     SECOND_LOOK_OPEN,
+    TALL_MEN_KING_FLOOR,
     ModelFileError,
     OnnxSquareClassifier,
     card_path,
@@ -29,6 +30,8 @@ from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack
 from synth.pieces import DIAMETER_OF_SQUARE, HEIGHT_OF_DIAMETER
 from vision.camera import crops_and_views, view_tangents
+from vision.classifier import BoardMeasuring
+from vision.prototype import ColourPrototypes, PrototypeClassifier
 from vision.rectify import (
     CONTEXT,
     CROP_PX,
@@ -323,6 +326,72 @@ def test_adaptation_measures_how_tall_the_sets_men_are(classifier: OnnxSquareCla
     assert adapted.predict(crops, views).argmax(axis=1).tolist() == tops.tolist()
 
 
+def _middle_game(variant: Variant, kings: int) -> Position:
+    """A quarter of the squares of each side's men, and ``kings`` kings a side mid-board:
+    a board half a start position's pieces or more."""
+    n = variant.geometry.square_count
+    stacks: dict[Square, Stack] = {sq: (BLACK_MAN,) for sq in range(n // 4)}
+    stacks |= {sq: (WHITE_MAN,) for sq in range(n - n // 4, n)}
+    for k in range(kings):
+        stacks[n // 2 - 1 - 2 * k], stacks[n // 2 + 1 + 2 * k] = (WHITE_KING,), (BLACK_KING,)
+    return Position.from_stacks(variant, stacks, variant.first_to_move)
+
+
+def test_a_board_read_alone_measures_how_tall_its_men_stand(
+    classifier: OnnxSquareClassifier,
+) -> None:
+    # Without a start frame (damcam read without a calibration) men three discs tall read
+    # as kings, nearly all of them; measured on the board's own pieces, as adaptation
+    # measures a start frame's men, they read as men, and its crowned kings as kings.
+    russian = find_variant("russian")
+    tall = {"tilt_deg": 30.0, "king_mark": "crown", "piece_height": 3.0}
+    crops, tops, _, views = _render_crops(_middle_game(russian, kings=1), seed=5, **tall)
+    men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
+    unadapted = classifier.predict(crops, views).argmax(axis=1)
+    assert (unadapted[men] != tops[men]).sum() >= men.sum() // 2
+    alone = classifier.on_board(crops, views)
+    assert 2.2 <= alone.view_scale <= 3.6
+    assert alone.king_bias == (TALL_MEN_KING_FLOOR, TALL_MEN_KING_FLOOR)
+    assert alone.first_look is not None and alone.first_look.view_scale > 2.0
+    assert alone.predict(crops, views).argmax(axis=1).tolist() == tops.tolist()
+
+
+def test_a_board_of_usual_discs_read_alone_keeps_its_stacked_kings(
+    classifier: OnnxSquareClassifier,
+) -> None:
+    # Two kings a side among 16 men: the men, not the kings, give the height.
+    international = find_variant("international")
+    crops, tops, _, views = _render_crops(_middle_game(international, kings=2), seed=7)
+    alone = classifier.on_board(crops, views)
+    assert alone.view_scale <= 1.25
+    assert alone.predict(crops, views).argmax(axis=1).tolist() == tops.tolist()
+
+
+def test_a_board_read_alone_is_measured_only_where_it_can_be(
+    classifier: OnnxSquareClassifier,
+) -> None:
+    russian = find_variant("russian")
+    g = russian.geometry
+    # An endgame's kings may be most of its pieces: under 12 of 32 squares, no measure.
+    stacks: dict[Square, Stack] = {
+        g.parse_square(name): (piece,)
+        for name, piece in (("c3", WHITE_KING), ("e3", WHITE_MAN), ("f6", BLACK_KING))
+    }
+    endgame = Position.from_stacks(russian, stacks, russian.first_to_move)
+    crops, _, _, views = _render_crops(endgame, seed=5)
+    assert classifier.on_board(crops, views) is classifier
+    # A column game's towers are not men; an adapted reader knows its men already.
+    crops, tops, views = _start_frame(russian)
+    columns = classifier.for_variant(towers=True)
+    assert columns.on_board(crops, views) is columns
+    adapted = classifier.adapted(crops, tops, views)
+    assert adapted.on_board(crops, views) is adapted
+    assert isinstance(classifier, BoardMeasuring)
+    assert not isinstance(
+        PrototypeClassifier(ColourPrototypes.learn(crops, list(map(Top, tops)))), BoardMeasuring
+    )
+
+
 def _start_frame(variant: Variant, **style_fields: Any) -> tuple[np.ndarray, ...]:
     """A start position's crops, tops and view tangents (adaptation's inputs)."""
     crops, tops, _, views = _render_crops(Position.initial(variant), 4, **style_fields)
@@ -394,6 +463,25 @@ def test_damcam_read_uses_the_model_on_a_render(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     # Squares and colours exact; man or king of a king seen from nearly above is a guess.
     assert json.loads(result.stdout)["fen"].replace("K", "") == position.fen()
+
+
+def test_damcam_read_without_calibration_measures_the_sets_men(
+    classifier: OnnxSquareClassifier,
+) -> None:
+    """``damcam read`` without a calibration reads a set of men three discs tall as men
+    (vision.read.read_image asks the model to measure the board first)."""
+    render = pytest.importorskip("synth.render")
+    from synth.scene import Style
+    from vision.read import BoardReading, read_image
+
+    russian = find_variant("russian")
+    position = _middle_game(russian, kings=1)
+    style = Style(seed=2, variant="russian", markers=True, border_mm=30.0, tilt_deg=30.0,
+                  king_mark="crown", piece_height=3.0)  # fmt: skip
+    rendered = render.render_position(position, style)
+    reading = read_image(rendered.image, russian, classifier=classifier)
+    assert isinstance(reading, BoardReading)
+    assert reading.fen == position.fen()
 
 
 def test_crop_window_turns_each_crop_the_way_stacks_grow() -> None:

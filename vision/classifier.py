@@ -63,6 +63,19 @@ class StackClassifier(SquareClassifier, Protocol):
         ...
 
 
+@runtime_checkable
+class BoardMeasuring(SquareClassifier, Protocol):
+    """A classifier that, given no start frame, measures what it needs of the set on the
+    board it is about to read (the ONNX model: the men's height)."""
+
+    def on_board(
+        self, crops: npt.NDArray[np.uint8], views: npt.NDArray[np.float64] | None
+    ) -> SquareClassifier:
+        """The classifier to read this board with: ``crops`` (its window) and ``views``
+        of every playable square, as :func:`read_squares` cuts them."""
+        ...
+
+
 HEIGHT_SIGMA_FLOOR = 1.0
 """The least uncertainty, in discs, a height reading is given. The models count the discs
 of 83-93% of the towers whose band shows, one off otherwise (docs/models.md), however sure

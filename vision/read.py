@@ -11,7 +11,8 @@ from rules.observation import Top
 from rules.pieces import Stack
 from rules.position import Position
 from rules.variants import Color, Variant
-from vision.classifier import SquareClassifier, read_squares
+from vision.camera import crops_and_views
+from vision.classifier import BoardMeasuring, SquareClassifier, crop_window, read_squares
 from vision.locate import BoardLocation, BoardNotFound, Image
 from vision.observe import ObserverConfig, Registration, locate
 from vision.orient import bottom_facing_turn, checker_contrast, parity_turns
@@ -58,7 +59,9 @@ def read_image(
 ) -> BoardReading | BoardNotFound:
     """Locate, orient and read one image. Without a calibration the turn is the one that
     keeps White at the image's bottom edge and the colours are clustered from the image.
-    A ``classifier`` (the ONNX model) reads the crops instead of the colour prototypes."""
+    A ``classifier`` (the ONNX model) reads the crops instead of the colour prototypes;
+    one not adapted to the set measures the set on this board first
+    (:class:`vision.classifier.BoardMeasuring`)."""
     config = config or ObserverConfig()
     geometry = variant.geometry
     found = locate(image, geometry.size, config.markers)
@@ -82,6 +85,12 @@ def read_image(
         registration = replace(registration, turns=turned)
     turns = registration.turns
     if classifier is not None:  # the model reads its own window, and the view tangents
+        if isinstance(classifier, BoardMeasuring):
+            crops, views = crops_and_views(
+                image, found, geometry, crop_px=config.crop_px, window=crop_window(classifier),
+                turns=turns,
+            )  # fmt: skip
+            classifier = classifier.on_board(crops, views)
         probs = read_squares(
             classifier,
             image,
