@@ -341,7 +341,7 @@ def test_a_board_read_alone_measures_how_tall_its_men_stand(
     classifier: OnnxSquareClassifier,
 ) -> None:
     # Without a start frame (damcam read without a calibration) men three discs tall read
-    # as kings, nearly all of them; measured on the board's own pieces, as adaptation
+    # as kings, most of them; measured on the board's own pieces, as adaptation
     # measures a start frame's men, they read as men, and its crowned kings as kings.
     russian = find_variant("russian")
     tall = {"tilt_deg": 30.0, "king_mark": "crown", "piece_height": 3.0}
@@ -359,7 +359,7 @@ def test_a_board_read_alone_measures_how_tall_its_men_stand(
 def test_a_board_of_usual_discs_read_alone_keeps_its_stacked_kings(
     classifier: OnnxSquareClassifier,
 ) -> None:
-    # Two kings a side among 16 men: the men, not the kings, give the height.
+    # Two kings a side among 24 men: the men, not the kings, give the height.
     international = find_variant("international")
     crops, tops, _, views = _render_crops(_middle_game(international, kings=2), seed=7)
     alone = classifier.on_board(crops, views)

@@ -56,7 +56,7 @@ def test_each_error_listed_is_a_square_the_figures_count_wrong(
         read_photos(
             shared_data,
             classifier.crop_size[0],
-            lambda _: classifier,
+            lambda shot: shot.on_board(classifier),  # as damcam read without a calibration
             lambda start: PhotoShot.adapted(start, classifier),
             list(labels.values()),
         )
