@@ -65,8 +65,8 @@ class StackClassifier(SquareClassifier, Protocol):
 
 @runtime_checkable
 class BoardMeasuring(SquareClassifier, Protocol):
-    """A classifier that, given no start frame, measures what it needs of the set on the
-    board it is about to read (the ONNX model: the men's height)."""
+    """A classifier that measures what it needs of the set on the board it is about to
+    read, where no start frame told it (the ONNX model, unadapted: the men's height)."""
 
     def on_board(
         self, crops: npt.NDArray[np.uint8], views: npt.NDArray[np.float64] | None
