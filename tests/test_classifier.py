@@ -620,6 +620,32 @@ def test_sticker_photos_read_by_their_hue_after_calibration(
         assert adapted.chromaticity.decides is decides, photo_set.name
 
 
+def test_damcam_read_without_calibration_prints_no_king_on_the_damas_start_photos(
+    shared_data: Path, classifier: OnnxSquareClassifier
+) -> None:
+    """Every labelled damas start photo (24 men, no king) read as ``damcam read`` reads it
+    without a calibration. Before the model measured the set's tall men on the photo's
+    own board, it printed 1 to 7 kings on each (docs/models.md, "A board's own men,
+    without calibration"). The overhead webcam-k2 session is left out: there the kings
+    model never reads the men as one piece by half at any scale, so their height is not
+    measured, on a start frame either ("The webcam session's men's height is not
+    measured")."""
+    from models.labelled_photos import DAMAS
+    from vision.read import BoardReading, read_image
+
+    if not DAMAS.present(shared_data):
+        pytest.skip(f"no {DAMAS.folder} in {shared_data}")
+    starts = [p for p in DAMAS.read() if p.start and p.session != "webcam-k2"]
+    assert len(starts) >= 15
+    reader, brazilian = classifier.for_variant(towers=False), find_variant("brazilian")
+    kings = {}
+    for photo in starts:
+        reading = read_image(cv2.imread(str(photo.file(shared_data))), brazilian, classifier=reader)
+        assert isinstance(reading, BoardReading), photo.path
+        kings[photo.path] = sum(cell in "WB" for cell in "".join(reading.image_grid))
+    assert kings == {photo.path: 0 for photo in starts}
+
+
 def test_live_vision_calibrates_and_reads_with_the_adapted_model() -> None:
     """The live recognizer calibrates from a rendered start frame, then reads a later
     frame of the same set with the model adapted from that frame."""
