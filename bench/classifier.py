@@ -27,7 +27,7 @@ from pathlib import Path
 
 from models.adapted_renders import adapted_render_figures, rendered_start
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier
-from models.dataset import FULL_TOWER, cached_set, top_limit_px, window_name
+from models.dataset import FULL_TOWER, Boards, cached_set, top_limit_px, window_name
 from models.exact_int8 import cpu_name, reads_as_uint8
 from models.export import evaluate, latency_ms, median_ms
 from models.labelled_photos import PHOTOS, SHARED_DATA, calibrated_boards, card_photo_figures
@@ -64,8 +64,8 @@ def main(argv: list[str] | None = None) -> None:
         seed=ns.seed,
         size=size,
         window=window,
-        crowns=ns.crowns,
-        strips=towers is not None,  # column games' heights come from band strips then
+        # column games' heights come from band strips where a tower reader reads them
+        boards=Boards(crowns=ns.crowns, strips=towers is not None),
     )
     result = evaluate(classifier, data, top_limit_px=top_limit_px(size, classifier.window))
     print(
@@ -113,8 +113,10 @@ def main(argv: list[str] | None = None) -> None:
                 )
             )
     if towers is not None and ns.tall_squares > 0:
-        tall = cached_set("synth", ns.tall_squares, seed=ns.seed + 1, size=size, window=window,
-                          family="columns", strips=True, tower_limit=FULL_TOWER)  # fmt: skip
+        tall_boards = Boards(family="columns", strips=True, tower_limit=FULL_TOWER)
+        tall = cached_set(
+            "synth", ns.tall_squares, seed=ns.seed + 1, size=size, window=window, boards=tall_boards
+        )
         print(
             json.dumps(
                 {

@@ -165,6 +165,42 @@ class SquareSet:
         )
 
 
+@dataclass(frozen=True)
+class Boards:
+    """Which boards a synth set renders (a procedural set draws its own crops and ignores
+    it). ``crowns``: the share of draughts boards whose kings are one crowned disc on men
+    one to ``tallest`` discs tall; ``nadir``: draughts boards seen from near straight down
+    only; ``family``: which variants; ``strips``: each square's band strip too;
+    ``tower_limit``: a column game's tallest tower."""
+
+    crowns: float = 0.0
+    tallest: float = 4.0
+    nadir: bool = False
+    family: Family = "all"
+    strips: bool = False
+    tower_limit: int = TOWER_LIMIT
+
+    def tag(self) -> str:
+        """This choice in a cache file's name; the default's is empty, so that sets
+        cached before a field came in keep their names."""
+        tag = ""
+        if self.crowns > 0:  # a crowned share renders other boards: another file
+            tag += f"-crowns{round(100 * self.crowns)}"
+            tag += "" if self.tallest == 4.0 else f"-tall{self.tallest:g}"
+            if self.tallest > 1:  # views in men's heights; sets cached before held bare tangents
+                tag += "-mh"
+            tag += "-st"  # stickers of many sizes and inks; sets cached before had one sticker
+        if self.nadir:  # near-nadir draughts boards only: another file
+            tag += "-nadir"
+        if self.family != "all":
+            tag += f"-{self.family}"
+        if self.tower_limit != TOWER_LIMIT:  # other towers: another file
+            tag += f"-towers{self.tower_limit}"
+        if self.strips:  # the same boards, each square's band strip beside its crop
+            tag += f"-band{BAND.digest()}"
+        return tag
+
+
 def build_set(
     source: Source,
     count: int,
@@ -172,35 +208,15 @@ def build_set(
     seed: int,
     size: int,
     window: WindowName = "context",
-    crowns: float = 0.0,
-    tallest: float = 4.0,
-    nadir: bool = False,
-    family: Family = "all",
-    strips: bool = False,
-    tower_limit: int = TOWER_LIMIT,
+    boards: Boards = Boards(),
 ) -> SquareSet:
     """About ``count`` labelled crops from ``source`` (synth gives whole boards, so it
-    may overshoot by one board). ``crowns``: the share of rendered draughts boards whose
-    kings are one crowned disc on men one to ``tallest`` discs tall; ``nadir``: draughts
-    boards seen from near straight down only; ``family``: which variants; ``strips``:
-    each square's band strip too (synth only); ``tower_limit``: a column game's tallest
-    tower."""
+    may overshoot by one board), from ``boards`` where synth renders them."""
     if source == "procedural":
         return SquareSet(*procedural_set(count, seed=seed, size=size))
     from models.synth_source import synth_set  # needs synth's GL renderer
 
-    built: SquareSet = synth_set(
-        count,
-        seed=seed,
-        size=size,
-        window=WINDOWS[window],
-        crowns=crowns,
-        tallest=tallest,
-        nadir=nadir,
-        family=family,
-        strips=strips,
-        tower_limit=tower_limit,
-    )
+    built: SquareSet = synth_set(count, seed=seed, size=size, window=WINDOWS[window], boards=boards)
     return built
 
 
@@ -212,28 +228,11 @@ def cached_set(
     size: int,
     cache: Path = DEFAULT_CACHE,
     window: WindowName = "context",
-    crowns: float = 0.0,
-    tallest: float = 4.0,
-    nadir: bool = False,
-    family: Family = "all",
-    strips: bool = False,
-    tower_limit: int = TOWER_LIMIT,
+    boards: Boards = Boards(),
 ) -> SquareSet:
     """:func:`build_set`, read from or written to ``cache``."""
-    tag: str = "ctx" if window == "context" else window  # sets from before windows are stale
-    if crowns > 0:  # a crowned share renders other boards: another file
-        tag += f"-crowns{round(100 * crowns)}" + ("" if tallest == 4.0 else f"-tall{tallest:g}")
-        if tallest > 1:  # views in men's heights; sets cached before held bare tangents
-            tag += "-mh"
-        tag += "-st"  # stickers of many sizes and inks; sets cached before had one sticker
-    if nadir:  # near-nadir draughts boards only: another file
-        tag += "-nadir"
-    if family != "all":
-        tag += f"-{family}"
-    if tower_limit != TOWER_LIMIT:  # other towers: another file
-        tag += f"-towers{tower_limit}"
-    if strips:  # the same boards, each square's band strip beside its crop
-        tag += f"-band{BAND.digest()}"
+    window_tag = "ctx" if window == "context" else window  # sets from before windows are stale
+    tag = window_tag + boards.tag()
     path = cache / f"{source}-n{count}-s{seed}-{size}px-{tag}.npz"
     if path.exists():
         log.info("reading cached set %s", path)
@@ -241,19 +240,7 @@ def cached_set(
         if source != "synth" or (cached.views is not None and cached.towers is not None):
             return cached
         log.info("%s predates view tangents or families: rendering it again", path)
-    data = build_set(
-        source,
-        count,
-        seed=seed,
-        size=size,
-        window=window,
-        crowns=crowns,
-        tallest=tallest,
-        nadir=nadir,
-        family=family,
-        strips=strips,
-        tower_limit=tower_limit,
-    )
+    data = build_set(source, count, seed=seed, size=size, window=window, boards=boards)
     data.save(path)
     log.info("wrote %d crops to %s", len(data), path)
     return data

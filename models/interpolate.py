@@ -32,7 +32,7 @@ import torch
 from torch import nn
 
 from models.classifier import OnnxSquareClassifier, card_path
-from models.dataset import FAMILIES, cached_set, top_limit_px, window_name
+from models.dataset import FAMILIES, Boards, cached_set, top_limit_px, window_name
 from models.export import evaluate, export_onnx, latency_ms, quantise
 from models.labelled_photos import card_photo_figures
 from models.net import SquareNet, conv_norm_pairs, shape
@@ -119,9 +119,8 @@ def main(argv: list[str] | None = None) -> None:
     classifier = OnnxSquareClassifier.load(ns.start)
     size, window = classifier.crop_size[0], window_name(classifier.window)
     views = classifier.reads_views
-    rendered = partial(
-        cached_set, "synth", size=size, window=window, crowns=ns.crowns, family=ns.family
-    )
+    boards = Boards(crowns=ns.crowns, family=ns.family)
+    rendered = partial(cached_set, "synth", size=size, window=window, boards=boards)
     part, test = rendered(4000, seed=ns.seed), rendered(6000, seed=ns.seed + 1000)
     nets = [
         initial_net(path, part, views, second_stride=ns.second_stride)

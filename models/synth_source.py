@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from models.dataset import TOWER_LIMIT, Family, SquareSet, window_px_per_square
+from models.dataset import TOWER_LIMIT, Boards, Family, SquareSet, window_px_per_square
 from rules import Position, find_variant
 from rules.observation import Top
 from rules.pieces import BLACK_KING, BLACK_MAN, WHITE_KING, WHITE_MAN, Stack, parse_stack
@@ -94,24 +94,18 @@ def board_crops(
     seed: int,
     size: int,
     window: CropWindow,
-    crowns: float = 0.0,
-    tallest: float = 4.0,
-    nadir: bool = False,
-    family: Family = "all",
-    strips: bool = False,
-    tower_limit: int = TOWER_LIMIT,
+    boards: Boards,
 ) -> SquareSet:
-    """Render one random board of ``family``; its crops, tops, disc counts, side-band
+    """Render one random board as ``boards`` says; its crops, tops, disc counts, side-band
     heights in crop pixels (:attr:`models.dataset.SquareSet.band_px`), view tangents times
-    the set's man height in discs, whether it is a column game and (``strips``) band
-    strips, in Square order, less the squares a hand hides. ``nadir``: a draughts board
-    with stacked kings seen from at most :data:`NADIR_TILT_DEG`; ``tower_limit``: a
-    column game's tallest tower."""
-    names = NADIR_VARIANTS if nadir else FAMILY_VARIANTS[family]
+    the set's man height in discs, whether it is a column game and (``boards.strips``) band
+    strips, in Square order, less the squares a hand hides. A ``boards.nadir`` board is a
+    draughts board with stacked kings seen from at most :data:`NADIR_TILT_DEG`."""
+    names = NADIR_VARIANTS if boards.nadir else FAMILY_VARIANTS[boards.family]
     variant = find_variant(names[int(rng.integers(len(names)))])
-    position = random_position(rng, variant, tower_limit)
-    style = Style.random(seed, variant, crowns=crowns, tallest=tallest)
-    if nadir:
+    position = random_position(rng, variant, boards.tower_limit)
+    style = Style.random(seed, variant, crowns=boards.crowns, tallest=boards.tallest)
+    if boards.nadir:
         style = replace(style, tilt_deg=float(rng.uniform(0.0, NADIR_TILT_DEG)))
     rendered = renderer.render(position, style)
     geometry = variant.geometry
@@ -126,9 +120,13 @@ def board_crops(
     occlusion: dict[str, float] = rendered.truth["occlusion"]
     keep = np.array([occlusion.get(geometry.name(sq), 0.0) < 0.3 for sq in geometry.squares])
     tops, heights, bands = square_truth(rendered.truth, variant, style, location, size, window)
-    heights = np.minimum(heights, tower_limit)
+    heights = np.minimum(heights, boards.tower_limit)
     towers = np.full(len(crops), variant.towers)
-    band = band_strips(rendered.image, location, geometry, views=views)[keep] if strips else None
+    band = (
+        band_strips(rendered.image, location, geometry, views=views)[keep]
+        if boards.strips
+        else None
+    )
     return SquareSet(
         crops[keep], tops[keep], heights[keep], bands[keep], views[keep], towers[keep], band
     )
@@ -164,41 +162,16 @@ def square_truth(
     return tops, heights, bands
 
 
-def synth_set(
-    count: int,
-    *,
-    seed: int,
-    size: int,
-    window: CropWindow,
-    crowns: float = 0.0,
-    tallest: float = 4.0,
-    nadir: bool = False,
-    family: Family = "all",
-    strips: bool = False,
-    tower_limit: int = TOWER_LIMIT,
-) -> SquareSet:
-    """At least ``count`` labelled crops from boards of ``family`` rendered with seeds
-    from ``seed`` (``nadir``: near-nadir draughts boards only; ``strips``: band strips
-    too; ``tower_limit``: a column game's tallest tower; :func:`board_crops`)."""
+def synth_set(count: int, *, seed: int, size: int, window: CropWindow, boards: Boards) -> SquareSet:
+    """At least ``count`` labelled crops from ``boards`` rendered with seeds from ``seed``
+    (:func:`board_crops`)."""
     rng = np.random.default_rng(seed)
     parts: list[SquareSet] = []
     total = 0
     board = 0
     with Renderer() as renderer:  # one GL context for the whole set
         while total < count:
-            part = board_crops(
-                renderer,
-                rng,
-                seed * 100_000 + board,
-                size,
-                window,
-                crowns,
-                tallest,
-                nadir,
-                family,
-                strips,
-                tower_limit,
-            )
+            part = board_crops(renderer, rng, seed * 100_000 + board, size, window, boards)
             parts.append(part)
             total += len(part)
             board += 1

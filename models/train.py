@@ -13,7 +13,7 @@ import logging
 import platform
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from models.dataset import (
     DEFAULT_CACHE,
     FAMILIES,
     WINDOWS,
+    Boards,
     Family,
     Source,
     SquareSet,
@@ -399,20 +400,19 @@ def run(config: TrainConfig) -> dict[str, object]:
     started = time.monotonic()
     part_count = config.train_count // config.train_parts
     # every set of the run is rendered alike; only the count, the seed and near-nadir differ
+    boards = Boards(crowns=config.crowns, tallest=config.tallest, family=config.family)
     rendered = partial(
         cached_set,
         config.source,
         size=config.size,
         cache=config.cache,
         window=config.window,
-        crowns=config.crowns,
-        tallest=config.tallest,
-        family=config.family,
+        boards=boards,
     )
     train = SquareSet.concat(
         [rendered(part_count, seed=config.seed + k) for k in range(config.train_parts)]
         + [
-            rendered(part_count, seed=config.seed + 500 + k, nadir=True)
+            rendered(part_count, seed=config.seed + 500 + k, boards=replace(boards, nadir=True))
             for k in range(config.nadir_parts)
         ]
     )

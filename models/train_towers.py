@@ -32,6 +32,7 @@ from models.dataset import (
     FAMILIES,
     FULL_TOWER,
     TOWER_LIMIT,
+    Boards,
     Family,
     SquareSet,
     cached_set,
@@ -85,8 +86,8 @@ def family_boards(family: Family, count: int, seed: int, cache: Path) -> SquareS
     """One family's squares with their band strips (crops as the square models see them),
     column games' towers up to the full tower."""
     tower_limit = FULL_TOWER if family == "columns" else TOWER_LIMIT
-    return cached_set("synth", count, seed=seed, size=48, cache=cache, family=family,
-                      strips=True, tower_limit=tower_limit)  # fmt: skip
+    boards = Boards(family=family, strips=True, tower_limit=tower_limit)
+    return cached_set("synth", count, seed=seed, size=48, cache=cache, boards=boards)
 
 
 def train_net(config: TowerConfig, data: SquareSet) -> tuple[TowerNet, dict[str, float]]:

@@ -152,10 +152,14 @@ def test_a_shipped_kings_model_seeds_a_net_that_reads_it_with_views() -> None:
 
 def test_family_sets_render_their_own_variants(tmp_path: Path) -> None:
     pytest.importorskip("synth.render")
-    from models.dataset import cached_set
+    from models.dataset import Boards, cached_set
 
-    draughts = cached_set("synth", 200, seed=4, size=48, cache=tmp_path, family="draughts")
-    columns = cached_set("synth", 200, seed=4, size=48, cache=tmp_path, family="columns")
+    draughts = cached_set(
+        "synth", 200, seed=4, size=48, cache=tmp_path, boards=Boards(family="draughts")
+    )
+    columns = cached_set(
+        "synth", 200, seed=4, size=48, cache=tmp_path, boards=Boards(family="columns")
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "synth-n200-s4-48px-ctx-columns.npz",
         "synth-n200-s4-48px-ctx-draughts.npz",
@@ -165,16 +169,20 @@ def test_family_sets_render_their_own_variants(tmp_path: Path) -> None:
     assert columns.towers is not None and columns.towers.all()
     assert columns.heights.max() > 2  # towers
     # Saved and read back, the family travels with the crops.
-    again = cached_set("synth", 200, seed=4, size=48, cache=tmp_path, family="columns")
+    again = cached_set(
+        "synth", 200, seed=4, size=48, cache=tmp_path, boards=Boards(family="columns")
+    )
     assert again.towers is not None and np.array_equal(again.tops, columns.tops)
 
 
 def test_sets_with_crowned_kings_are_cached_apart(tmp_path: Path) -> None:
-    from models.dataset import cached_set
+    from models.dataset import Boards, cached_set
 
     cached_set("procedural", 4, seed=2, size=48, cache=tmp_path)
-    cached_set("procedural", 4, seed=2, size=48, cache=tmp_path, crowns=0.3)
-    cached_set("procedural", 4, seed=2, size=48, cache=tmp_path, crowns=0.3, tallest=1.0)
+    cached_set("procedural", 4, seed=2, size=48, cache=tmp_path, boards=Boards(crowns=0.3))
+    cached_set(
+        "procedural", 4, seed=2, size=48, cache=tmp_path, boards=Boards(crowns=0.3, tallest=1.0)
+    )
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == [
         # view tangents in men's heights; stickers of many sizes and inks
@@ -197,9 +205,9 @@ def test_pieces_are_drawn_into_batches_as_often_as_weighted() -> None:
 
 def test_near_nadir_sets_hold_draughts_boards_seen_from_above(tmp_path: Path) -> None:
     pytest.importorskip("synth.render")
-    from models.dataset import cached_set
+    from models.dataset import Boards, cached_set
 
-    nadir = cached_set("synth", 300, seed=4, size=48, cache=tmp_path, nadir=True)
+    nadir = cached_set("synth", 300, seed=4, size=48, cache=tmp_path, boards=Boards(nadir=True))
     usual = cached_set("synth", 300, seed=4, size=48, cache=tmp_path)
     assert (tmp_path / "synth-n300-s4-48px-ctx-nadir.npz").is_file()
     assert nadir.heights.max() <= 2  # men and stacked kings, no towers

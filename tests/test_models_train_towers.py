@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from models.classifier import DEFAULT_MODEL, OnnxSquareClassifier, card_path
-from models.dataset import cached_set
+from models.dataset import Boards, cached_set
 from vision.band import BAND
 
 
@@ -19,10 +19,9 @@ def test_column_sets_with_strips_are_cached_apart_and_keep_the_same_boards(
     tmp_path: Path,
 ) -> None:
     pytest.importorskip("synth.render")
-    plain = cached_set("synth", 100, seed=9, size=48, cache=tmp_path, family="columns")
-    banded = cached_set(
-        "synth", 100, seed=9, size=48, cache=tmp_path, family="columns", strips=True
-    )
+    columns, banded_columns = Boards(family="columns"), Boards(family="columns", strips=True)
+    plain = cached_set("synth", 100, seed=9, size=48, cache=tmp_path, boards=columns)
+    banded = cached_set("synth", 100, seed=9, size=48, cache=tmp_path, boards=banded_columns)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         f"synth-n100-s9-48px-ctx-columns-band{BAND.digest()}.npz",
         "synth-n100-s9-48px-ctx-columns.npz",
@@ -31,7 +30,7 @@ def test_column_sets_with_strips_are_cached_apart_and_keep_the_same_boards(
     assert banded.strips is not None and banded.strips.shape == (len(banded), BAND.rows,
                                                                    BAND.cols, 3)  # fmt: skip
     assert np.array_equal(plain.crops, banded.crops)  # the strips draw no random numbers
-    again = cached_set("synth", 100, seed=9, size=48, cache=tmp_path, family="columns", strips=True)
+    again = cached_set("synth", 100, seed=9, size=48, cache=tmp_path, boards=banded_columns)
     assert again.strips is not None and np.array_equal(again.strips, banded.strips)
 
 
