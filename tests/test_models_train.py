@@ -192,6 +192,30 @@ def test_sets_with_crowned_kings_are_cached_apart(tmp_path: Path) -> None:
     ]
 
 
+def test_every_choice_of_boards_names_its_own_cache_file(tmp_path: Path) -> None:
+    """Each field of ``Boards`` renders other boards, so each must change the file name,
+    in the order sets were first cached in: a set cached before stays found."""
+    from models.dataset import FULL_TOWER, Boards, cached_set
+    from vision.band import BAND
+
+    choices = [
+        Boards(),
+        Boards(nadir=True),
+        Boards(family="columns", strips=True, tower_limit=FULL_TOWER),
+        Boards(crowns=0.3, family="draughts"),
+        Boards(crowns=0.3, nadir=True, family="draughts"),
+    ]
+    for boards in choices:
+        cached_set("procedural", 4, seed=2, size=48, cache=tmp_path, boards=boards)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"procedural-n4-s2-48px-ctx-columns-towers24-band{BAND.digest()}.npz",
+        "procedural-n4-s2-48px-ctx-crowns30-mh-st-draughts.npz",
+        "procedural-n4-s2-48px-ctx-crowns30-mh-st-nadir-draughts.npz",
+        "procedural-n4-s2-48px-ctx-nadir.npz",
+        "procedural-n4-s2-48px-ctx.npz",
+    ]
+
+
 def test_pieces_are_drawn_into_batches_as_often_as_weighted() -> None:
     pytest.importorskip("torch")
     from models.dataset import SquareSet
