@@ -3,7 +3,7 @@
 Two sources: ``synth`` (whole boards rendered by :mod:`synth.render`, cut up by vision's
 own crop function, so training and inference crop the same way) and ``procedural``
 (:mod:`models.procedural`, hand-drawn crops for fast tests). Every set is a pure function
-of (source, count, seed, crop size); the cache file name says so.
+of (source, count, seed, crop size, window, :class:`Boards`); the cache file name says so.
 """
 
 from __future__ import annotations
