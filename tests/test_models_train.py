@@ -175,23 +175,6 @@ def test_family_sets_render_their_own_variants(tmp_path: Path) -> None:
     assert again.towers is not None and np.array_equal(again.tops, columns.tops)
 
 
-def test_sets_with_crowned_kings_are_cached_apart(tmp_path: Path) -> None:
-    from models.dataset import Boards, cached_set
-
-    cached_set("procedural", 4, seed=2, size=48, cache=tmp_path)
-    cached_set("procedural", 4, seed=2, size=48, cache=tmp_path, boards=Boards(crowns=0.3))
-    cached_set(
-        "procedural", 4, seed=2, size=48, cache=tmp_path, boards=Boards(crowns=0.3, tallest=1.0)
-    )
-    names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == [
-        # view tangents in men's heights; stickers of many sizes and inks
-        "procedural-n4-s2-48px-ctx-crowns30-mh-st.npz",
-        "procedural-n4-s2-48px-ctx-crowns30-tall1-st.npz",
-        "procedural-n4-s2-48px-ctx.npz",
-    ]
-
-
 def test_every_choice_of_boards_names_its_own_cache_file(tmp_path: Path) -> None:
     """Each field of ``Boards`` renders other boards, so each must change the file name,
     in the order sets were first cached in: a set cached before stays found."""
@@ -200,6 +183,8 @@ def test_every_choice_of_boards_names_its_own_cache_file(tmp_path: Path) -> None
 
     choices = [
         Boards(),
+        Boards(crowns=0.3),
+        Boards(crowns=0.3, tallest=1.0),
         Boards(nadir=True),
         Boards(family="columns", strips=True, tower_limit=FULL_TOWER),
         Boards(crowns=0.3, family="draughts"),
@@ -209,8 +194,11 @@ def test_every_choice_of_boards_names_its_own_cache_file(tmp_path: Path) -> None
         cached_set("procedural", 4, seed=2, size=48, cache=tmp_path, boards=boards)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         f"procedural-n4-s2-48px-ctx-columns-towers24-band{BAND.digest()}.npz",
+        # view tangents in men's heights; stickers of many sizes and inks
         "procedural-n4-s2-48px-ctx-crowns30-mh-st-draughts.npz",
         "procedural-n4-s2-48px-ctx-crowns30-mh-st-nadir-draughts.npz",
+        "procedural-n4-s2-48px-ctx-crowns30-mh-st.npz",
+        "procedural-n4-s2-48px-ctx-crowns30-tall1-st.npz",
         "procedural-n4-s2-48px-ctx-nadir.npz",
         "procedural-n4-s2-48px-ctx.npz",
     ]
