@@ -15,11 +15,13 @@ name ``columns_model`` (the kings model of column games), ``towers_model`` (the 
 reader, :mod:`models.towers`: column games' heights from band strips) and
 ``quick_kings_model``, a draughts kings model half as dear that reads every piece first
 (:attr:`OnnxSquareClassifier.first_look`).
+
+Fitting a reader to one set from its start frame is :mod:`models.adaptation`'s job, and
+the arithmetic on the five tops' probabilities :mod:`models.top_odds`'.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
+from models import adaptation, top_odds
 from models.chromaticity import PieceChromaticity
 from models.onnx_io import MIRROR_OPEN as MIRROR_OPEN  # part of this module's API
 from models.onnx_io import ModelFileError as ModelFileError  # part of this module's API
@@ -34,68 +37,19 @@ from models.onnx_io import card_path as card_path
 from models.onnx_io import open_session, read_card, softmax
 from models.onnx_io import to_input as to_input
 from models.towers import TowerReader, TowerReading
-from rules.appearance import SWAPPED_TOP
 from rules.geometry import BoardGeometry
 from rules.observation import Top
-from vision.band import BandWindow, band_strips
-from vision.camera import crops_and_views
+from vision.band import BandWindow
 from vision.classifier import OPEN_TOP_LIMIT, height_moments, widened_heights
 from vision.locate import BoardLocation, Image
 from vision.rectify import CELL, CameraModel, CropWindow
 
-log = logging.getLogger(__name__)
-
 MODEL_DIR = Path(__file__).resolve().parent
 DEFAULT_MODEL = MODEL_DIR / "square_classifier.onnx"
 TRAIN_HINT = "python -m models.train (or damcam train)"
-NEAREST = True
-"""Adapt by nearest start square rather than class mean (fewer colour errors on the
-labelled photos: docs/models.md)."""
-KING_MARGIN = 1.0
-"""Log-odds margin past the start frame's men before a piece of that set reads as a king."""
-TALL_MEN_KING_FLOOR = 1.0
-"""Least king bias of a set whose men stand taller than synth's discs (a measured
-:attr:`OnnxSquareClassifier.view_scale` over 1). The kings model reads such men through
-scaled view tangents, and their king odds wander further from the start frame's as the
-view changes: the damas set's purple men read under -2 at the start photo's tangents and
-up to +1.3 from lower, where a bias of 0 made kings of them. With 1: 11 errors instead of
-21 on the 34 labelled photos, 145 instead of 155 over 40 adapted render sets of tall men;
-sets of synth's discs (scale 1) keep a floor of 0 (docs/models.md, "A king bar for tall
-men")."""
-VIEW_SCALES = np.geomspace(0.4, 6.0, 17)
-"""Scales of the view tangents that adaptation tries on the start frame's men."""
-MAN_HEIGHT_VIEW_POWER = 3.0
-"""Each start-frame man weighs in the men's height (:meth:`OnnxSquareClassifier._man_height`)
-as his view tangent to this power. A man seen from straight above shows no side band:
-the kings model reads him alike at every scale, and counted evenly such men put a nearly
-overhead start photo's tall men at synth's one disc (damas WA0171 and WA0172: 1.09 and
-1.00 against 1.5-2.2 from the session's other start photos), so that the session's
-photos taken from lower read men as kings. Through ``damcam read --calibration``
-from every damas start photo (``bench.photo_sessions``), powers 0, 2, 3, 4 and 6 misread
-58, 42, 37, 39 and 44 squares of 5,728 playable ones (session 52, before webcam-k2);
-adapted render sets 56 and 57 of 4,338 (0, 3)."""
-ONE_PIECE_LIMIT = 1.5
-"""A stack of up to this many men's heights reads as one piece (halfway to two)."""
-MIN_BOARD_PIECE_SHARE = 0.375
-"""Least share of a board's playable squares holding pieces for a reader without a start
-frame to measure its men's height on them (:meth:`OnnxSquareClassifier.on_board`): 12 of
-an 8x8 board's 32, half a start position. The measure takes every piece for a man and
-reads the height at which half of them read as one piece, so it needs the kings fewer
-than half. In the real games of ../shared/data (about 38,900 positions: international,
-russian, english, italian) a board with half its start's pieces or more held kings as at
-most 42% of them (english; international none); with fewer, an endgame's kings may be
-most of the board (docs/models.md, "A board's own men, without calibration")."""
-CROWN_MARGIN = 1.0
-"""Log-odds margin past the start frame's most crown-like man before a piece's crown
-sticker counts (:attr:`OnnxSquareClassifier.crown_bias`)."""
 CROWN_CUE_LIMIT = 3.0
 """Most log-odds a crown sticker adds to a piece's king odds, as the hue cue's limit:
 it settles what the kings model leaves open."""
-HEIGHT_MARGIN = 1.0
-"""Log-odds margin past the start frame's most two-disc-like man before the kings
-model's own reading of two discs counts towards king in a draughts set
-(:attr:`OnnxSquareClassifier.height_bias`): the margin of :data:`KING_MARGIN` and
-:data:`CROWN_MARGIN`."""
 HEIGHT_KING_LIMIT = 4.0
 """Most log-odds the kings model's reading of two discs adds to a piece's king odds, as
 a band strip's (:data:`BAND_KING_LIMIT`)."""
@@ -105,13 +59,6 @@ renders whose cells are seen within 1.02 of the vertical (tilts up to 35 degrees
 its pieces within 0.92). Seen from lower, a tall man's side fills the crop and the probe
 takes it for a sticker: purple men of the damas photos at tangents 1.5-1.9 gained 0.8-1.6
 log-odds from it and read as kings (docs/models.md, "A king bar for tall men")."""
-BAND_MARGIN = 6.0
-"""Log-odds margin past the start frame's most two-disc-like man before a draughts
-piece's band strip counts (:attr:`OnnxSquareClassifier.band_bias`). With 1, four men of
-the damas photos seen nearly from above (view tangents 0.17-0.21) read as kings. For the
-tower reader that counts to the full tower, 3-5 leave one of them a king, 6 keeps them
-men and still reads 2 more kings right over 40 adapted render sets (docs/models.md,
-"Draughts kings from the band strip", "Towers to the full height")."""
 BAND_KING_LIMIT = 4.0
 """Most log-odds a band strip adds to a draughts piece's king odds. It never takes any
 away: a crowned king is one disc."""
@@ -138,19 +85,6 @@ share past this either way (between 0.15 and 0.85 king) is read again by the kin
 labelled photos read as well as with the kings model alone or better; at 0.25 the renders
 read 10 squares worse, at 0.10 nothing better (docs/models.md, "A first look by a quick
 kings model")."""
-MIN_COLOUR_SIGHT = 0.9
-"""Least share of a start frame's men whose colour an adapted model reads right, each
-read against the frame's other squares (leave-one-out), for its colour to count beside
-the hue. On every damas start photo it reads all of them; on flat red and green stickers
-under a lamp, 62% (both are "dark pieces" to features learnt on lightness), and there
-the hue alone splits the pieces (:attr:`models.chromaticity.PieceChromaticity.decides`):
-on the labelled sticker photos 44 squares of 608 read in the wrong colour before, none
-after (docs/models.md, "Sets told apart by hue alone")."""
-HEAD_COLOUR_WEIGHT = 0.5
-"""An adapted model's colour (empty / White / Black) is the start-frame prototypes' times
-the trained head's to this power: the head alone knows renders' occupancy best, the
-prototypes the real set's colours; 0.5 reads both the labelled photos and adapted renders
-better than either alone (docs/models.md)."""
 
 
 @dataclass(frozen=True)
@@ -177,8 +111,8 @@ class SquarePrediction:
 
 
 @dataclass(frozen=True)
-class _MainReading:
-    """The main file's reading of some crops (:meth:`OnnxSquareClassifier._main_reading`):
+class MainReading:
+    """The main file's reading of some crops (:meth:`OnnxSquareClassifier.main_reading`):
     its tops, heights, features and crowns; an adapted reader's colour (empty / White /
     Black) and the pieces' chromaticity shares; and the squares that may hold a piece
     (not read empty with :data:`EMPTY_SURE`)."""
@@ -191,9 +125,9 @@ class _MainReading:
     shares: tuple[np.ndarray, np.ndarray] | None
     may_hold: np.ndarray
 
-    def at(self, rows: np.ndarray) -> _MainReading:
+    def at(self, rows: np.ndarray) -> MainReading:
         """The reading of the crops in ``rows``."""
-        return _MainReading(
+        return MainReading(
             self.tops[rows],
             self.heights[rows],
             self.features[rows],
@@ -252,21 +186,21 @@ class OnnxSquareClassifier:
     view tangents in that unit, since to the camera taller men are the usual discs seen
     more steeply (it was trained so: :func:`models.synth_source.board_crops`)."""
     crown_bias: float | None = None
-    """Set by :meth:`adapted` where the kings model has a crown probe (not in a column
-    game): the start frame's most crown-like man's crown log-odds plus
-    :data:`CROWN_MARGIN`. A piece's crown log-odds past it add to its king odds, up to
-    :data:`CROWN_CUE_LIMIT`; never less than none, since a stacked king wears no
-    sticker."""
+    """Set by :meth:`adapted` where the kings model has a crown probe (not in a column game):
+    the start frame's most crown-like man's crown log-odds plus
+    :data:`models.adaptation.CROWN_MARGIN`. A piece's crown log-odds past it add to its
+    king odds, up to :data:`CROWN_CUE_LIMIT`; never less than none, since a stacked king
+    wears no sticker."""
 
     height_bias: float | None = None
-    """Set by :meth:`adapted` in a draughts game: the start frame's most two-disc-like
-    man's log-odds of two discs over one, from the kings model's own height reading, plus
-    :data:`HEIGHT_MARGIN`. A piece's log-odds past it add to its king odds, up to
-    :data:`HEIGHT_KING_LIMIT`. The kings model's man-or-king head and its height head
-    read the same crop, but on the held-out renders' draughts pieces the height head
-    alone calls man or king wrong on 104 of 3,025 and the top head on 122. Counted for
-    every set it took real sets' tall men for kings; past the start frame's men it
-    changed no reading of the labelled photos or of the crowned sets of tall men
+    """Set by :meth:`adapted` in a draughts game: the start frame's most two-disc-like man's
+    log-odds of two discs over one, from the kings model's own height reading, plus
+    :data:`models.adaptation.HEIGHT_MARGIN`. A piece's log-odds past it add to its king
+    odds, up to :data:`HEIGHT_KING_LIMIT`. The kings model's man-or-king head and its
+    height head read the same crop, but on the held-out renders' draughts pieces the
+    height head alone calls man or king wrong on 104 of 3,025 and the top head on 122.
+    Counted for every set it took real sets' tall men for kings; past the start frame's
+    men it changed no reading of the labelled photos or of the crowned sets of tall men
     (docs/models.md, "Two discs from the kings model's own height reading")."""
 
     first_look: OnnxSquareClassifier | None = None
@@ -284,12 +218,12 @@ class OnnxSquareClassifier:
     the kings model reads again what it leaves open."""
 
     band_bias: float | None = None
-    """Set by :meth:`adapted_on_frame` where the tower reader reads a draughts game's
-    start frame: its most two-disc-like man's log-odds of two discs over one (from his
-    band strip) plus :data:`BAND_MARGIN`. A piece's log-odds past it add to its king odds,
-    up to :data:`BAND_KING_LIMIT`. None: strips add nothing (unadapted, or adapted from
-    crops alone), since the reader learnt renders' discs and may take a real set's tall
-    men for two (docs/models.md, "Draughts kings from the band strip")."""
+    """Set by :meth:`adapted_on_frame` where the tower reader reads a draughts game's start
+    frame: its most two-disc-like man's log-odds of two discs over one (from his band
+    strip) plus :data:`models.adaptation.BAND_MARGIN`. A piece's log-odds past it add to
+    its king odds, up to :data:`BAND_KING_LIMIT`. None: strips add nothing (unadapted,
+    or adapted from crops alone), since the reader learnt renders' discs and may take a
+    real set's tall men for two (docs/models.md, "Draughts kings from the band strip")."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> OnnxSquareClassifier:
@@ -365,7 +299,7 @@ class OnnxSquareClassifier:
         return replace(self, towers=towers)
 
     @property
-    def _kings_reader(self) -> OnnxSquareClassifier | None:
+    def kings_reader(self) -> OnnxSquareClassifier | None:
         """The kings model of this reader's family."""
         if self.towers and self.columns is not None:
             return self.columns
@@ -417,10 +351,10 @@ class OnnxSquareClassifier:
             return SquarePrediction(
                 np.zeros((0, len(Top))), np.zeros((0, 9)), np.zeros((0, 64)), crowns
             )
-        for model in (self, self._kings_reader):
+        for model in (self, self.kings_reader):
             if model is not None and model.reads_views:
                 model._check_views(len(crops), views)
-        main = self._main_reading(crops, views)
+        main = self.main_reading(crops, views)
         first_look = None if self.towers or self.kings is None else self.first_look
         if first_look is None:
             return self._pieces(main, crops, views, strips)
@@ -431,7 +365,7 @@ class OnnxSquareClassifier:
         second = self._pieces(main.at(again), crops[again], _at(views, again), _at(strips, again))
         return first.with_rows(again, second)
 
-    def _main_reading(self, crops: np.ndarray, views: np.ndarray | None) -> _MainReading:
+    def main_reading(self, crops: np.ndarray, views: np.ndarray | None) -> MainReading:
         """This file's reading of ``crops``, in this set's colours where adapted."""
         inputs = {"crops": to_input(crops)}
         if self.reads_views:
@@ -439,13 +373,13 @@ class OnnxSquareClassifier:
         outputs = dict(zip(self._output_names, self.session.run(None, inputs), strict=True))
         tops = softmax(outputs["top_logits"])
         crowns = outputs.get("crown_logits")
-        colour = self._set_colour(outputs["features"], tops)
+        colour = self.set_colour(outputs["features"], tops)
         shares = None
         if colour is not None and self.chromaticity is not None:
             shares = self.chromaticity.shares(crops)  # read once, for both cues
             colour = self.chromaticity.occupied(colour, shares)
         empty = tops[:, Top.EMPTY] if colour is None else colour[:, 0]
-        return _MainReading(
+        return MainReading(
             tops,
             softmax(outputs["height_logits"]),
             outputs["features"],
@@ -457,7 +391,7 @@ class OnnxSquareClassifier:
 
     def _pieces(
         self,
-        main: _MainReading,
+        main: MainReading,
         crops: np.ndarray,
         views: np.ndarray | None,
         strips: np.ndarray | None,
@@ -465,7 +399,7 @@ class OnnxSquareClassifier:
         """The main file's reading ``main`` with man or king and height from this reader's
         kings model, weighed with this set's cues."""
         tops, heights, crowns, colour = main.tops, main.heights, main.crowns, main.colour
-        kings_reader = self._kings_reader
+        kings_reader = self.kings_reader
         if kings_reader is not None:
             kings_tops, heights, crowns = self._read_pieces(
                 kings_reader, crops, views, main.may_hold, tops, heights
@@ -473,18 +407,20 @@ class OnnxSquareClassifier:
             # Unadapted, the king bias is :meth:`on_board`'s; adapted, it splits the set's
             # colours below.
             bias = self.king_bias if colour is None else (0.0, 0.0)
-            tops = _split_kings(_colours(tops, swapped=False), kings_tops, bias)
+            tops = top_odds.split_kings(top_odds.colours(tops, swapped=False), kings_tops, bias)
         if colour is not None:
             crowned = self._crown_odds(crowns, views)
             crowned = crowned + self._height_king_odds(heights, main.may_hold)
             crowned = crowned + self._band_king_odds(views, strips, self._tippable(tops, crowned))
             if self.chromaticity is not None and main.shares is not None:
-                men = _man_share(_split_kings(colour, tops, self.king_bias, crowned))
+                men = top_odds.man_share(
+                    top_odds.split_kings(colour, tops, self.king_bias, crowned)
+                )
                 colour = self.chromaticity.resplit(colour, main.shares, men)
-            tops = _split_kings(colour, tops, self.king_bias, crowned)
+            tops = top_odds.split_kings(colour, tops, self.king_bias, crowned)
         return SquarePrediction(tops, heights, main.features, crowns)
 
-    def _set_colour(
+    def set_colour(
         self, features: np.ndarray, tops: np.ndarray, own: np.ndarray | None = None
     ) -> np.ndarray | None:
         """(N, 3) empty / White / Black of an adapted reader: the start frame's
@@ -493,7 +429,7 @@ class OnnxSquareClassifier:
         own prototype, left out (-1: none), for the start frame read leave-one-out."""
         if self.prototypes is None or self.prototype_kinds is None:
             return None
-        similarity = _cosine(features, self.prototypes)
+        similarity = top_odds.cosine(features, self.prototypes)
         if own is not None:
             rows = np.flatnonzero(own >= 0)
             similarity[rows, own[rows]] = -np.inf
@@ -502,7 +438,7 @@ class OnnxSquareClassifier:
         )
         colour = softmax(self.temperature * best)
         if self.head_weight > 0:
-            colour = _weighed_colour(colour, tops, self.head_weight, self.head_swapped)
+            colour = top_odds.weighed_colour(colour, tops, self.head_weight, self.head_swapped)
         return colour
 
     def _check_views(self, crops: int, views: np.ndarray | None) -> None:
@@ -523,7 +459,7 @@ class OnnxSquareClassifier:
         tops: np.ndarray,
         heights: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """The kings model ``reader``'s tops, heights and crowns (:meth:`_kings_reading`)
+        """The kings model ``reader``'s tops, heights and crowns (:meth:`kings_reading`)
         on the squares that ``may_hold`` a piece: those not read empty with
         :data:`EMPTY_SURE`. Any other square keeps the main file's own reading (``tops``,
         ``heights``) and :data:`NO_CROWN`: what the kings model would say there splits
@@ -533,7 +469,7 @@ class OnnxSquareClassifier:
         of its 50, mid-game about 30 (docs/models.md, "Only squares that may hold a
         piece")."""
         scaled = None if views is None else views * self.view_scale
-        read = self._kings_reading(reader, crops[may_hold], _at(scaled, may_hold))
+        read = self.kings_reading(reader, crops[may_hold], _at(scaled, may_hold))
         pieces_tops, pieces_heights = tops.copy(), heights.copy()
         pieces_tops[may_hold], pieces_heights[may_hold] = read.tops, read.heights
         crowns = None
@@ -563,11 +499,13 @@ class OnnxSquareClassifier:
         (:attr:`height_bias`), none on a square read empty."""
         if self.height_bias is None:
             return 0.0
-        odds = np.clip(_two_disc_log_odds(heights) - self.height_bias, 0.0, HEIGHT_KING_LIMIT)
+        odds = np.clip(
+            top_odds.two_disc_log_odds(heights) - self.height_bias, 0.0, HEIGHT_KING_LIMIT
+        )
         out: np.ndarray = np.where(may_hold, odds, 0.0)
         return out
 
-    def _kings_reading(
+    def kings_reading(
         self, reader: OnnxSquareClassifier, crops: np.ndarray, views: np.ndarray | None
     ) -> SquarePrediction:
         """The kings model ``reader``'s reading of ``crops``: :meth:`run_mirrored`, or
@@ -624,17 +562,17 @@ class OnnxSquareClassifier:
         mean (two views of the stack: they miss fewer towers together than either alone,
         docs/models.md, "Towers to the full height"). A tower whose top it places past the
         crop's far edge gets the top it reads there (:meth:`_tops_past_crop`); any other
-        square's top is both readings' :func:`_agreed` (docs/models.md, "Tops from both
+        square's top is both readings' :func:`top_odds.agreed` (docs/models.md, "Tops from both
         readings")."""
         reading = self._column_strips(views, strips)
         if reading is None:
             return tops, heights
         past = self._tops_past_crop(reading.heights, views)
-        strip_tops = _colours_swapped(reading.tops) if self.head_swapped else reading.tops
+        strip_tops = top_odds.colours_swapped(reading.tops) if self.head_swapped else reading.tops
         both = (widened_heights(heights, reading.heights.shape[1]) + reading.heights) / 2
         open_ended = heights[:, -1] > OPEN_TOP_LIMIT
         return (
-            np.where(past[:, None], strip_tops, _agreed(tops, strip_tops)),
+            np.where(past[:, None], strip_tops, top_odds.agreed(tops, strip_tops)),
             np.where(open_ended[:, None], reading.heights, both),
         )
 
@@ -673,7 +611,7 @@ class OnnxSquareClassifier:
         models): those the main model does not read empty with :data:`EMPTY_SURE` and
         whose king log-odds, after this set's biases and crown stickers, lie at most
         :data:`BAND_READ_BELOW` below even, and not above (a king already)."""
-        odds = _king_odds(tops) + crowned
+        odds = top_odds.king_odds(tops) + crowned
         tippable: np.ndarray = (
             (tops[:, Top.EMPTY] < EMPTY_SURE)
             & (odds >= min(self.king_bias) - BAND_READ_BELOW)
@@ -692,14 +630,14 @@ class OnnxSquareClassifier:
         tops (:meth:`predict_stacks` reads its heights)."""
         if self.band_bias is None or strips is None or views is None or not tippable.any():
             return 0.0
-        odds = self._two_disc_odds(views[tippable], strips[tippable])
+        odds = self.two_disc_odds(views[tippable], strips[tippable])
         if odds is None:
             return 0.0
         out = np.zeros(len(tippable))
         out[tippable] = np.clip(odds - self.band_bias, 0.0, BAND_KING_LIMIT)
         return out
 
-    def _two_disc_odds(
+    def two_disc_odds(
         self, views: np.ndarray | None, strips: np.ndarray | None
     ) -> np.ndarray | None:
         """The tower reader's log-odds of two discs or more over one per draughts square,
@@ -707,7 +645,7 @@ class OnnxSquareClassifier:
         reading = None if self.towers else self._read_strips(views, strips)
         if reading is None:
             return None
-        return _two_disc_log_odds(reading.heights)
+        return top_odds.two_disc_log_odds(reading.heights)
 
     def height_probs(
         self, crops: np.ndarray, views: np.ndarray | None = None, strips: np.ndarray | None = None
@@ -728,89 +666,15 @@ class OnnxSquareClassifier:
         tops: np.ndarray,
         views: np.ndarray | None = None,
         *,
-        nearest: bool = NEAREST,
-        head_weight: float = HEAD_COLOUR_WEIGHT,
+        nearest: bool = adaptation.NEAREST,
+        head_weight: float = adaptation.HEAD_COLOUR_WEIGHT,
         towers: bool = False,
     ) -> OnnxSquareClassifier:
-        """A copy that tells empty / White / Black by the features of ``crops`` labelled
-        ``tops`` (one start-position frame, labels from the rules), so this set's own
-        colours decide which piece is White: the most similar single square (``nearest``:
-        lit and shadowed pieces of a colour stay apart) or the most similar class mean.
-        Man or king still comes from the trained head, shifted so that the frame's men
-        read as men (no king stands on a start position). ``head_weight``: how much the
-        trained head's colours count beside the prototypes (:data:`HEAD_COLOUR_WEIGHT`),
-        swapped if the head reads most of this frame's White men as Black. Then the
-        pieces' colour, and near even their occupancy, is weighed once more by their hue
-        (:class:`models.chromaticity.PieceChromaticity`), but not in a column game
-        (``towers``): a tower's side shows the colours under its top, and its kings'
-        tops are striped. The kings model is the family's (:meth:`for_variant`), its unit
-        of height the men's (:attr:`view_scale`). A draughts reader's :attr:`first_look`
-        is adapted on the same crops, by its own kings model."""
-        men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
-        first_look = None
-        if self.first_look is not None and not towers:
-            first_look = self.first_look.adapted(
-                crops, tops, views, nearest=nearest, head_weight=head_weight
-            )
-        family = replace(self.for_variant(towers), first_look=None)
-        scale = family._man_height(crops[men], views[men]) if views is not None else 1.0
-        start = replace(family, view_scale=scale).run(crops, views)
-        features = start.features
-        groups = [Top.EMPTY, Top.WHITE_MAN, Top.BLACK_MAN]
-        missing = [t.name for t in groups if not np.any(tops == t)]
-        if missing:
-            raise ValueError(f"adaptation crops hold no {', '.join(missing)}: use a start position")
-        kinds = np.select([tops == t for t in groups], [0, 1, 2], default=-1)
-        if nearest:
-            protos, proto_kinds = features[kinds >= 0], kinds[kinds >= 0]
-        else:
-            protos = np.stack([features[kinds == k].mean(axis=0) for k in range(3)])
-            proto_kinds = np.arange(3)
-        # The trained head tells a king by a taller stack; a set of taller pieces than
-        # synth's discs looks all kings to it. Its men on the start frame say how far to
-        # shift: past the 90th percentile of their king log-odds, with a margin.
-        # Each colour apart: a set's two colours need not look equally tall.
-        odds = _king_odds(start.tops)
-        head = _colours(start.tops[men], swapped=False)
-        agree = float(np.mean((head[:, 1] > head[:, 2]) == (tops[men] == Top.WHITE_MAN)))
-        floor = TALL_MEN_KING_FLOOR if scale > 1.0 else 0.0
-        bias = tuple(
-            max(floor, float(np.percentile(odds[tops == man], 90)) + KING_MARGIN)
-            for man in (Top.WHITE_MAN, Top.BLACK_MAN)
+        """This reader adapted to the set of one start frame's ``crops``, labelled
+        ``tops``: :func:`models.adaptation.adapted`."""
+        return adaptation.adapted(
+            self, crops, tops, views, nearest=nearest, head_weight=head_weight, towers=towers
         )
-        crown_bias = None
-        if start.crowns is not None and not towers:  # a column game's kings are striped
-            crown_bias = float(start.crowns[men].max()) + CROWN_MARGIN
-        height_bias = None
-        if not towers and family.kings is not None:  # in a column game, two discs are a tower
-            height_bias = float(_two_disc_log_odds(start.heights)[men].max()) + HEIGHT_MARGIN
-        reader = replace(
-            family,
-            prototypes=protos,
-            prototype_kinds=proto_kinds,
-            king_bias=(bias[0], bias[1]),
-            head_weight=head_weight,
-            head_swapped=agree < 0.5,
-            chromaticity=None if towers else PieceChromaticity.learn(crops, tops, self.window),
-            view_scale=scale,
-            crown_bias=crown_bias,
-            height_bias=height_bias,
-            first_look=first_look,
-        )
-        hue = reader.chromaticity
-        if hue is None or not hue.can_decide:
-            return reader
-        own = np.full(len(tops), -1)
-        if nearest:
-            own[kinds >= 0] = np.arange(len(protos))
-        colour = reader._set_colour(features, start.tops, own)
-        assert colour is not None  # adapted
-        sight = float(np.mean((colour[men, 1] > colour[men, 2]) == (tops[men] == Top.WHITE_MAN)))
-        if sight >= MIN_COLOUR_SIGHT:
-            return reader
-        log.info("the model reads %.0f%% of the start frame's men's colours: the hue decides",
-                 100 * sight)  # fmt: skip
-        return replace(reader, chromaticity=replace(hue, decides=True))
 
     def adapted_on_frame(
         self,
@@ -823,136 +687,16 @@ class OnnxSquareClassifier:
         camera: CameraModel | None = None,
         towers: bool = False,
     ) -> OnnxSquareClassifier:
-        """:meth:`adapted` on a start-position frame, cut at this model's crop size and
-        window, with the cells' view tangents; ``tops`` in Square order. In a draughts
-        game with a tower reader, the start frame's band strips set :attr:`band_bias`, and
-        its :attr:`first_look`'s from the same strips, which the caller cuts at this
-        reader's scale of the view tangents."""
-        crops, views = crops_and_views(
-            frame,
-            location,
-            geometry,
-            crop_px=self.crop_size[0],
-            window=self.window,
-            turns=turns,
-            camera=camera,
+        """This reader adapted to the set of a start-position ``frame``:
+        :func:`models.adaptation.adapted_on_frame`."""
+        return adaptation.adapted_on_frame(
+            self, frame, location, geometry, tops, turns=turns, camera=camera, towers=towers
         )
-        tops = np.asarray(tops, np.int64)
-        adapted = self.adapted(crops, tops, views, towers=towers)
-        if towers or self.tower_reader is None:
-            return adapted
-        strips = band_strips(
-            frame,
-            location,
-            geometry,
-            views=views * adapted.view_scale,
-            turns=turns,
-            camera=camera,
-            window=self.tower_reader.window,
-        )
-        men = (tops == Top.WHITE_MAN) | (tops == Top.BLACK_MAN)
-
-        def band_biased(reader: OnnxSquareClassifier) -> OnnxSquareClassifier:
-            odds = reader._two_disc_odds(views, strips)
-            assert odds is not None  # a draughts game's reader, with strips
-            return replace(reader, band_bias=float(odds[men].max()) + BAND_MARGIN)
-
-        first_look = None if adapted.first_look is None else band_biased(adapted.first_look)
-        return replace(band_biased(adapted), first_look=first_look)
 
     def on_board(self, crops: np.ndarray, views: np.ndarray | None) -> OnnxSquareClassifier:
-        """This reader for one board read without a start frame (``damcam read`` without a
-        calibration; vision's ``BoardMeasuring``): ``crops`` and ``views`` are the board's
-        playable squares, and the men's height is measured on its own pieces as
-        :meth:`adapted` measures it on a start frame's men (:meth:`_man_height`), every
-        piece taken for a man. Unadapted, the kings model reads a set of men taller than
-        synth's discs as kings: the damas photos' tall men, 135 of their 165 squares
-        read wrong. Where they stand taller, the king bias is adaptation's least,
-        :data:`TALL_MEN_KING_FLOOR`: no start frame's men say more. Measured only where it
-        can be: in a draughts game (a column game's towers are not men), by a reader not
-        yet adapted, on a board whose pieces fill at least :data:`MIN_BOARD_PIECE_SHARE`
-        of it; else this reader as it is."""
-        if self.towers or self.kings is None or self.prototypes is not None or views is None:
-            return self
-        pieces = self._main_reading(crops, views).tops.argmax(axis=1) != Top.EMPTY
-        if pieces.sum() < MIN_BOARD_PIECE_SHARE * len(crops):
-            return self
-
-        def measured(reader: OnnxSquareClassifier) -> OnnxSquareClassifier:
-            scale = replace(reader, first_look=None)._man_height(crops[pieces], views[pieces])
-            floor = TALL_MEN_KING_FLOOR if scale > 1.0 else 0.0  # as adaptation's least bias
-            return replace(reader, view_scale=scale, king_bias=(floor, floor))
-
-        first_look = None if self.first_look is None else measured(self.first_look)
-        return replace(measured(self), first_look=first_look)
-
-    def _man_height(self, men: np.ndarray, views: np.ndarray) -> float:
-        """The men's height in synth discs, from crops of men: a man H tall seen through
-        tangents scaled by s shows H / s men's heights, so the kings model reads him as
-        one piece from about s = H / :data:`ONE_PIECE_LIMIT` up. The scale at which it
-        reads half of them so (mean probability, between :data:`VIEW_SCALES`, each man
-        weighed as :data:`MAN_HEIGHT_VIEW_POWER` says), times the limit, is H. At least
-        1: men of synth's usual discs read as one piece at every scale tried (their look
-        says man), so a crossing under 1 measures nothing."""
-        kings_reader = self._kings_reader
-        if kings_reader is None or len(men) == 0:
-            return 1.0
-        weights = views**MAN_HEIGHT_VIEW_POWER
-        single = np.array(
-            [
-                self._kings_reading(kings_reader, men, views * scale).heights[:, 1] @ weights
-                for scale in VIEW_SCALES
-            ]
-        ) / max(float(weights.sum()), 1e-9)
-        reached = np.flatnonzero(single >= 0.5)
-        if len(reached) == 0:  # never one piece: no height to measure
-            return 1.0
-        k = int(reached[0])
-        log_scale = np.log(VIEW_SCALES[k])
-        if k > 0:  # interpolate the crossing between the scales either side, in log scale
-            below, above = single[k - 1], single[k]
-            step = np.log(VIEW_SCALES[k]) - np.log(VIEW_SCALES[k - 1])
-            log_scale -= step * (above - 0.5) / (above - below)
-        height = float(np.clip(ONE_PIECE_LIMIT * np.exp(log_scale), 1.0, 5.0))  # as Style
-        log.info("the men stand %.2f synth discs tall", height)
-        return height
-
-
-def _two_disc_log_odds(heights: np.ndarray) -> np.ndarray:
-    """(N,) log-odds of two discs or more over one, from (N, H) height probabilities."""
-    eps = 1e-6
-    odds: np.ndarray = np.log(heights[:, 2:].sum(axis=1) + eps) - np.log(heights[:, 1] + eps)
-    return odds
-
-
-def _king_odds(trained: np.ndarray) -> np.ndarray:
-    """(N,) log-odds of king over man from the trained (N, 5) probabilities, whatever
-    colour the head gives the piece (the prototypes decide the colour)."""
-    eps = 1e-9
-    kings = trained[:, Top.WHITE_KING] + trained[:, Top.BLACK_KING]
-    men = trained[:, Top.WHITE_MAN] + trained[:, Top.BLACK_MAN]
-    odds: np.ndarray = np.log(kings + eps) - np.log(men + eps)
-    return odds
-
-
-def _agreed(crops: np.ndarray, strips: np.ndarray) -> np.ndarray:
-    """Two ``(N, 5)`` readings of the same tops as one. Empty, White or Black from both:
-    their geometric mean, normalised (a product of experts: a colour either reading is
-    sure against stays unlikely, where the plain mean keeps half of it). Man or king,
-    within that colour, from the crops alone: they see the top face, where a column
-    game's officer is striped, and the strip sees the stack's side (a strip sure of a
-    king where the crops are sure of a man was wrong on the held-out renders)."""
-    colours = _colours(np.sqrt(np.maximum(crops, 1e-6) * np.maximum(strips, 1e-6)), swapped=False)
-    colours /= colours.sum(axis=1, keepdims=True)
-    agreed = np.empty_like(crops)
-    agreed[:, Top.EMPTY] = colours[:, 0]
-    for column, (man, king) in (
-        (1, (Top.WHITE_MAN, Top.WHITE_KING)),
-        (2, (Top.BLACK_MAN, Top.BLACK_KING)),
-    ):
-        kinds = crops[:, [man, king]] + 1e-6
-        agreed[:, [man, king]] = colours[:, column, None] * kinds / kinds.sum(axis=1, keepdims=True)
-    return agreed
+        """This reader for one board read without a start frame (vision's
+        ``BoardMeasuring``): :func:`models.adaptation.on_board`."""
+        return adaptation.on_board(self, crops, views)
 
 
 def _open(reading: SquarePrediction) -> np.ndarray:
@@ -977,66 +721,3 @@ def _between_man_and_king(tops: np.ndarray) -> np.ndarray:
 def _at(values: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
     """``values[rows]``, or None."""
     return None if values is None else values[rows]
-
-
-def _colours_swapped(tops: np.ndarray) -> np.ndarray:
-    """``(N, 5)`` top probabilities with White's and Black's classes exchanged."""
-    out: np.ndarray = tops[:, list(SWAPPED_TOP)]
-    return out
-
-
-def _colours(trained: np.ndarray, *, swapped: bool) -> np.ndarray:
-    """(N, 5) trained probabilities -> (N, 3) empty / White / Black, the colours swapped
-    where the head's White is this set's Black."""
-    white = trained[:, Top.WHITE_MAN] + trained[:, Top.WHITE_KING]
-    black = trained[:, Top.BLACK_MAN] + trained[:, Top.BLACK_KING]
-    if swapped:
-        white, black = black, white
-    out: np.ndarray = np.stack([trained[:, Top.EMPTY], white, black], axis=1)
-    return out
-
-
-def _weighed_colour(
-    colour: np.ndarray, trained: np.ndarray, weight: float, swapped: bool
-) -> np.ndarray:
-    """(N, 3) empty / White / Black from the prototypes times the trained head's to the
-    power ``weight``, normalised: where the two disagree the surer one wins."""
-    product = colour * (_colours(trained, swapped=swapped) + 1e-9) ** weight
-    out: np.ndarray = product / product.sum(axis=1, keepdims=True)
-    return out
-
-
-def _split_kings(
-    colour: np.ndarray,
-    trained: np.ndarray,
-    king_bias: tuple[float, float],
-    crowned: np.ndarray | float = 0.0,
-) -> np.ndarray:
-    """(N, 3) empty/White/Black probabilities and the trained (N, 5) ones -> (N, 5): each
-    colour's mass is split into man and king as the trained head splits pieces, its king
-    log-odds lowered by that colour's ``king_bias`` and raised by ``crowned`` (a crown
-    sticker's, per square)."""
-    odds = _king_odds(trained) + crowned
-    white_king = 1.0 / (1.0 + np.exp(-(odds - king_bias[0])))
-    black_king = 1.0 / (1.0 + np.exp(-(odds - king_bias[1])))
-    out = np.empty_like(trained)
-    out[:, Top.EMPTY] = colour[:, 0]
-    out[:, Top.WHITE_MAN] = colour[:, 1] * (1 - white_king)
-    out[:, Top.WHITE_KING] = colour[:, 1] * white_king
-    out[:, Top.BLACK_MAN] = colour[:, 2] * (1 - black_king)
-    out[:, Top.BLACK_KING] = colour[:, 2] * black_king
-    return out
-
-
-def _man_share(split: np.ndarray) -> np.ndarray:
-    """(N,) chance that each square's piece is a man, from (N, 5) probabilities."""
-    pieces = np.maximum(split[:, Top.WHITE_MAN :].sum(axis=1), 1e-9)
-    out: np.ndarray = (split[:, Top.WHITE_MAN] + split[:, Top.BLACK_MAN]) / pieces
-    return out
-
-
-def _cosine(features: np.ndarray, prototypes: np.ndarray) -> np.ndarray:
-    f = features / (np.linalg.norm(features, axis=1, keepdims=True) + 1e-9)
-    p = prototypes / (np.linalg.norm(prototypes, axis=1, keepdims=True) + 1e-9)
-    out: np.ndarray = f @ p.T
-    return out

@@ -11,13 +11,13 @@ import cv2
 import numpy as np
 import pytest
 
+from models.adaptation import TALL_MEN_KING_FLOOR
 from models.classifier import (
     DEFAULT_MODEL,
     EMPTY_SURE,
     MIRROR_OPEN,
     NO_CROWN,
     SECOND_LOOK_OPEN,
-    TALL_MEN_KING_FLOOR,
     ModelFileError,
     OnnxSquareClassifier,
     card_path,
@@ -594,7 +594,7 @@ def test_labelled_photos_read_better_after_calibration(
     assert scores["calibrated"] >= PHOTO_FLOOR_PCT
     assert scores["calibrated"] > scores["plain"] + 10
     # With band strips (ObserverConfig.band_strips), whose reader learnt renders' discs,
-    # the set's tall men must still read as men (models.classifier.BAND_MARGIN).
+    # the set's tall men must still read as men (models.adaptation.BAND_MARGIN).
     assert _photo_scores(shared_data, classifier, band=True)["calibrated"] >= PHOTO_FLOOR_PCT
 
 

@@ -260,7 +260,8 @@ def _kings_model(tmp_path: Path, king_per_view: float) -> Path:
 
 def test_a_kings_model_says_man_or_king_and_the_main_model_the_colour(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    from models.classifier import DEFAULT_MODEL, _colours
+    from models.classifier import DEFAULT_MODEL
+    from models.top_odds import colours
 
     composed = OnnxSquareClassifier.load(_kings_model(tmp_path, king_per_view=100.0))
     assert composed.kings is not None
@@ -268,12 +269,12 @@ def test_a_kings_model_says_man_or_king_and_the_main_model_the_colour(tmp_path: 
     with pytest.raises(ValueError, match="view_tangents"):
         composed.predict(crops)
     main_alone = replace(OnnxSquareClassifier.load(DEFAULT_MODEL), kings=None)
-    colour = _colours(main_alone.predict(crops), swapped=False)
+    colour = colours(main_alone.predict(crops), swapped=False)
     steep = composed.predict(crops, np.full(40, 0.6))
     above = composed.predict(crops, np.zeros(40))
     # Colours are the main model's to the last digit, whatever the view...
-    np.testing.assert_allclose(_colours(steep, swapped=False), colour, atol=1e-6)
-    np.testing.assert_allclose(_colours(above, swapped=False), colour, atol=1e-6)
+    np.testing.assert_allclose(colours(steep, swapped=False), colour, atol=1e-6)
+    np.testing.assert_allclose(colours(above, swapped=False), colour, atol=1e-6)
     # ...man or king is the kings model's: its king logits grow with the tangent.
     pieces = colour[:, 0] < 0.5
     assert pieces.sum() > 10
