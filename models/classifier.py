@@ -37,12 +37,10 @@ from models.onnx_io import card_path as card_path
 from models.onnx_io import open_session, read_card, softmax
 from models.onnx_io import to_input as to_input
 from models.towers import TowerReader, TowerReading
-from rules.geometry import BoardGeometry
 from rules.observation import Top
 from vision.band import BandWindow
 from vision.classifier import OPEN_TOP_LIMIT, height_moments, widened_heights
-from vision.locate import BoardLocation, Image
-from vision.rectify import CELL, CameraModel, CropWindow
+from vision.rectify import CELL, CropWindow
 
 MODEL_DIR = Path(__file__).resolve().parent
 DEFAULT_MODEL = MODEL_DIR / "square_classifier.onnx"
@@ -660,43 +658,11 @@ class OnnxSquareClassifier:
         (:meth:`height_probs`)."""
         return height_moments(self.height_probs(crops, views, strips))
 
-    def adapted(
-        self,
-        crops: np.ndarray,
-        tops: np.ndarray,
-        views: np.ndarray | None = None,
-        *,
-        nearest: bool = adaptation.NEAREST,
-        head_weight: float = adaptation.HEAD_COLOUR_WEIGHT,
-        towers: bool = False,
-    ) -> OnnxSquareClassifier:
-        """This reader adapted to the set of one start frame's ``crops``, labelled
-        ``tops``: :func:`models.adaptation.adapted`."""
-        return adaptation.adapted(
-            self, crops, tops, views, nearest=nearest, head_weight=head_weight, towers=towers
-        )
-
-    def adapted_on_frame(
-        self,
-        frame: Image,
-        location: BoardLocation,
-        geometry: BoardGeometry,
-        tops: np.ndarray,
-        *,
-        turns: int = 0,
-        camera: CameraModel | None = None,
-        towers: bool = False,
-    ) -> OnnxSquareClassifier:
-        """This reader adapted to the set of a start-position ``frame``:
-        :func:`models.adaptation.adapted_on_frame`."""
-        return adaptation.adapted_on_frame(
-            self, frame, location, geometry, tops, turns=turns, camera=camera, towers=towers
-        )
-
-    def on_board(self, crops: np.ndarray, views: np.ndarray | None) -> OnnxSquareClassifier:
-        """This reader for one board read without a start frame (vision's
-        ``BoardMeasuring``): :func:`models.adaptation.on_board`."""
-        return adaptation.on_board(self, crops, views)
+    # Fitting a reader to one set is models.adaptation's job; its functions of a reader
+    # are this class's methods.
+    adapted = adaptation.adapted
+    adapted_on_frame = adaptation.adapted_on_frame
+    on_board = adaptation.on_board
 
 
 def _open(reading: SquarePrediction) -> np.ndarray:
