@@ -40,7 +40,7 @@ import math
 from dataclasses import dataclass
 
 from rules import arbiter, scoresheet
-from rules.appearance import SWAPPED_TOP, looks_the_same_swapped, view
+from rules.appearance import SWAPPED_TOP, looks_the_same_swapped
 from rules.draws import DrawRule, DrawState
 from rules.events import (
     ColoursExchanged,
@@ -57,8 +57,20 @@ from rules.events import (
     Resynchronised,
     TakenBack,
 )
+from rules.evidence import SIDE, Frame, Window, swap_colours
 from rules.game import Game
 from rules.geometry import Bitboard, Square
+from rules.hypotheses import (
+    Candidate,
+    Seq,
+    common_prefix,
+    fits,
+    followed,
+    legal_sequences,
+    moved_crowns,
+    moved_tolerance,
+    position_after,
+)
 from rules.move import Move
 from rules.observation import TOP_COUNT, Observation, Top
 from rules.picture import Picture
@@ -68,8 +80,6 @@ from rules.variants import Color, Variant
 from rules.visits import HandVisits, Sight
 
 log = logging.getLogger(__name__)
-
-Seq = tuple[Move, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,98 +175,6 @@ class RecordedPly:
 
 
 @dataclass(slots=True)
-class _Frame:
-    time: float
-    logp: tuple[tuple[float, ...] | None, ...]
-    """Per square, log-probability of each Top; None where the square was hidden."""
-    labels: tuple[int, ...]
-    """Per square, the most likely Top, -1 where hidden."""
-    heights: tuple[tuple[float, float] | None, ...]
-    """Per square, (height, 1/sigma^2) where vision measured a stack height."""
-
-
-class _Window:
-    """The evidence of the good frames since the picture last changed: the frames, and
-    per square the summed log-probabilities and how often each top was the best reading
-    (kept as running totals, so a frame costs one pass over the squares)."""
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.frames: list[_Frame] = []
-        self.sums: list[list[float] | None] = [None] * n
-        self.votes: list[list[int]] = [[0] * TOP_COUNT for _ in range(n)]
-        self.heights: list[list[float]] = [[0.0, 0.0, 0.0] for _ in range(n)]
-        """Per square: sum of w, w*h and w*h*h over the height readings (w = 1/sigma^2)."""
-
-    def clear(self) -> None:
-        self.frames.clear()
-        self.sums = [None] * self.n
-        self.votes = [[0] * TOP_COUNT for _ in range(self.n)]
-        self.heights = [[0.0, 0.0, 0.0] for _ in range(self.n)]
-
-    def height_log_likelihood(self, square: int, height: int) -> float:
-        """Gaussian log-likelihood of the height readings if the stack has ``height``
-        pieces (up to a constant that is the same for every hypothesis)."""
-        w, wh, whh = self.heights[square]
-        return -0.5 * (whh - 2.0 * height * wh + height * height * w)
-
-    def _apply(self, frame: _Frame, sign: int) -> None:
-        for sq, h in enumerate(frame.heights):
-            if h is not None:
-                acc_h = self.heights[sq]
-                acc_h[0] += sign * h[1]
-                acc_h[1] += sign * h[1] * h[0]
-                acc_h[2] += sign * h[1] * h[0] * h[0]
-        for sq, lp in enumerate(frame.logp):
-            if lp is None:
-                continue
-            self.votes[sq][frame.labels[sq]] += sign
-            acc = self.sums[sq]
-            if acc is None:
-                self.sums[sq] = [sign * v for v in lp]
-            else:
-                for t in range(TOP_COUNT):
-                    acc[t] += sign * lp[t]
-
-    def add(self, frame: _Frame) -> None:
-        self.frames.append(frame)
-        self._apply(frame, 1)
-
-    def drop_oldest(self) -> None:
-        self._apply(self.frames.pop(0), -1)
-
-    def keep_last(self, k: int) -> None:
-        kept = self.frames[-k:]
-        self.clear()
-        for f in kept:
-            self.add(f)
-
-
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    """A hypothesis about the board: no move (``moves`` empty), or legal plies."""
-
-    moves: tuple[Move, ...]
-    after: Position
-    tolerate: Bitboard
-    tops: tuple[int, ...]
-    """The top an overhead camera sees on each square; kings that may still look like
-    men are negative (``-top``)."""
-    heights: tuple[int, ...]
-    """The number of pieces on each square."""
-
-    @classmethod
-    def of(cls, moves: tuple[Move, ...], after: Position, tolerate: Bitboard) -> _Candidate:
-        bits = after.variant.geometry.bits
-        seen = view(after)
-        tops = tuple(
-            -int(sv.top) if tolerate & bits[sq] and after.kings & bits[sq] else int(sv.top)
-            for sq, sv in enumerate(seen)
-        )
-        return cls(moves, after, tolerate, tops, tuple(sv.height for sv in seen))
-
-
-@dataclass(slots=True)
 class _Restore:
     """The state before an irregularity, in case the players put the board back, or the
     moves that follow show there was none (:meth:`Recorder._healed`). It outlives the
@@ -304,7 +222,7 @@ class Recorder:
         self.flags: list[IrregularityFlagged] = []
         self.result: str | None = None
         self._n = variant.geometry.square_count
-        self._window = _Window(self._n)
+        self._window = Window(self._n)
         self._rotated = board_rotated
         """The players turned the board (a ``board_rotated`` flag): readings are turned
         half a turn."""
@@ -314,7 +232,7 @@ class Recorder:
         self._seen_picture = False
         self._tolerate: Bitboard = 0
         self._crown_due: dict[Square, int] = {}
-        self._candidates: list[_Candidate] | None = None
+        self._candidates: list[Candidate] | None = None
         self._pending_picture: Picture | None = None
         self._pending_since = 0.0
         self._searched: dict[tuple[Position, Picture, tuple[Seq, ...]], list[Seq]] = {}
@@ -328,7 +246,7 @@ class Recorder:
         """The ``king_uncrowned`` flags (indices in :attr:`flags`) whose king has read as
         a king again (:meth:`_correct_uncrowned`)."""
         self._last_read: dict[Square, tuple[int, float]] = {}
-        """Each square's side (as ``_SIDE`` numbers them) as last read, and when, since the
+        """Each square's side (as ``SIDE`` numbers them) as last read, and when, since the
         gate last dropped a frame (:meth:`_read_otherwise`)."""
         self._game = Game(variant, self.start)
         self._draw_key: tuple[DrawState, DrawRule | None] = (DrawState.NONE, None)
@@ -377,7 +295,7 @@ class Recorder:
                 self._window.clear()
         return self.messages[before:]
 
-    def _frame(self, obs: Observation) -> _Frame | None:
+    def _frame(self, obs: Observation) -> Frame | None:
         cfg = self.config
         turned = self._rotated != self._swapped
         readings = obs.squares[::-1] if turned else obs.squares
@@ -403,14 +321,14 @@ class Recorder:
                 continue
             lp = tuple(math.log(max(p, floor)) for p in r.probs)
             if self._swapped:
-                lp = _swap_colours(lp)
+                lp = swap_colours(lp)
             logp.append(lp)
             labels.append(max(range(TOP_COUNT), key=lp.__getitem__))
             if r.height is not None and r.height_sigma and self.variant.towers:
                 heights.append((r.height, 1.0 / (r.height_sigma * r.height_sigma)))
             else:
                 heights.append(None)
-        return _Frame(obs.time, tuple(logp), tuple(labels), tuple(heights))
+        return Frame(obs.time, tuple(logp), tuple(labels), tuple(heights))
 
     def _sight(self, obs: Observation) -> Sight:
         """What the gate makes of a frame: no board to trust (or most of it hidden), a hand
@@ -438,7 +356,7 @@ class Recorder:
             return Sight.HAND
         return Sight.GOOD
 
-    def _add(self, frame: _Frame) -> None:
+    def _add(self, frame: Frame) -> None:
         """Append a frame; start a new window when some square has clearly changed.
 
         A square has changed when the last ``stable_frames`` frames agree on a side
@@ -454,13 +372,13 @@ class Recorder:
         if len(frames) > k:
             recent = frames[-k:]
             for sq in range(self._n):
-                side = _SIDE[recent[0].labels[sq]]
-                if side < 0 or any(_SIDE[f.labels[sq]] != side for f in recent[1:]):
+                side = SIDE[recent[0].labels[sq]]
+                if side < 0 or any(SIDE[f.labels[sq]] != side for f in recent[1:]):
                     continue
                 votes = window.votes[sq]
                 earlier = [0, 0, 0]
                 for t in range(TOP_COUNT):
-                    earlier[_SIDE[t]] += votes[t]
+                    earlier[SIDE[t]] += votes[t]
                 earlier[side] -= k
                 if sum(earlier) and max(range(3), key=earlier.__getitem__) != side:
                     window.keep_last(k)
@@ -494,13 +412,13 @@ class Recorder:
             if s is None:
                 continue
             order = sorted(range(TOP_COUNT), key=s.__getitem__, reverse=True)
-            other_side = next(t for t in order if _SIDE[t] != _SIDE[order[0]])
+            other_side = next(t for t in order if SIDE[t] != SIDE[order[0]])
             if s[order[0]] - s[other_side] < side_margin * max(frames[sq], 1):
                 continue
             if s[order[0]] - s[order[1]] >= margin:
                 tops[sq] = Top(order[0])
-            elif _SIDE[order[0]] == _SIDE[order[1]] != 0 and s[order[0]] - s[order[2]] >= margin:
-                tops[sq] = Top.WHITE_KING if _SIDE[order[0]] == 1 else Top.BLACK_KING
+            elif SIDE[order[0]] == SIDE[order[1]] != 0 and s[order[0]] - s[order[2]] >= margin:
+                tops[sq] = Top.WHITE_KING if SIDE[order[0]] == 1 else Top.BLACK_KING
                 loose |= bits[sq]
         picture = Picture.from_tops(self.variant, tops)
         return dataclasses.replace(picture, loose=loose) if loose else picture
@@ -529,7 +447,7 @@ class Recorder:
         window_start = self._window.frames[0].time
         ranked = self._ranked(sums)
         best = ranked[0][1]
-        if not _fits(picture, best):
+        if not fits(picture, best):
             if self._first_move_swaps(sums):
                 self._swap(now)
                 self._decide(now)
@@ -566,9 +484,9 @@ class Recorder:
         for sq in self.variant.geometry.squares_of(picture.known):
             top = picture.top(sq)
             assert top is not None  # a square the picture reads
-            self._last_read[sq] = (_SIDE[top], now)
+            self._last_read[sq] = (SIDE[top], now)
 
-    def _lands_unread(self, picture: Picture, cand: _Candidate) -> bool:
+    def _lands_unread(self, picture: Picture, cand: Candidate) -> bool:
         """Whether, while an unexplained picture waits (a piece lifted, its move not seen
         yet), a square the plies fill is unread in this picture: such a move must be seen
         where it lands.
@@ -588,7 +506,7 @@ class Recorder:
         filled = (after.white & ~before.white) | (after.black & ~before.black)
         return bool(filled & ~picture.known)
 
-    def _read_otherwise(self, picture: Picture, cand: _Candidate, now: float) -> bool:
+    def _read_otherwise(self, picture: Picture, cand: Candidate, now: float) -> bool:
         """Whether a square the plies empty or fill, unread in this picture, was read with
         another side a moment ago (within ``recent_read_seconds``, no hand seen since).
         Such a picture shows no move yet: it only reads less.
@@ -606,7 +524,7 @@ class Recorder:
         for sq in self.variant.geometry.squares_of(unread):
             side, when = self._last_read.get(sq, (-1, -math.inf))
             if (
-                side != _SIDE[Top.of(after.piece_at(sq))]
+                side != SIDE[Top.of(after.piece_at(sq))]
                 and now - when <= self.config.recent_read_seconds
             ):
                 return True
@@ -625,23 +543,23 @@ class Recorder:
             return False
         if not looks_the_same_swapped(self.start):
             return False
-        turned = [None if s is None else list(_swap_colours(s)) for s in sums[::-1]]
+        turned = [None if s is None else list(swap_colours(s)) for s in sums[::-1]]
         ranked = self._ranked(turned)
         best = ranked[0][1]
         return (
             bool(best.moves)
-            and _fits(self._picture(turned, self._frames()[::-1]), best)
+            and fits(self._picture(turned, self._frames()[::-1]), best)
             and not self._rivals(ranked)
         )
 
-    def _ranked(self, sums: list[list[float] | None]) -> list[tuple[float, _Candidate]]:
+    def _ranked(self, sums: list[list[float] | None]) -> list[tuple[float, Candidate]]:
         """The legal successors scored against the evidence, best first (ties: the order
         of generation)."""
         scored = [(self._score(c, sums), i, c) for i, c in enumerate(self._successors())]
         scored.sort(key=lambda x: (-x[0], x[1]))
         return [(score, c) for score, _, c in scored]
 
-    def _rivals(self, ranked: list[tuple[float, _Candidate]]) -> list[_Candidate]:
+    def _rivals(self, ranked: list[tuple[float, Candidate]]) -> list[Candidate]:
         """The candidates after the best that end elsewhere and score within the margin a
         move needs to be accepted."""
         best_score, best = ranked[0]
@@ -658,9 +576,9 @@ class Recorder:
             self.variant.name,
         )
         frames = [
-            _Frame(
+            Frame(
                 f.time,
-                tuple(None if lp is None else _swap_colours(lp) for lp in f.logp[::-1]),
+                tuple(None if lp is None else swap_colours(lp) for lp in f.logp[::-1]),
                 tuple(-1 if t < 0 else SWAPPED_TOP[t] for t in f.labels[::-1]),
                 f.heights[::-1],
             )
@@ -749,7 +667,7 @@ class Recorder:
             self._set_pending(None)
             self._record_plies(sequences[0], window_start, picture, alternatives)
             return True
-        common = _common_prefix(sequences)
+        common = common_prefix(sequences)
         if common:
             # the ends differ on squares not read yet; the plies all share are certain
             self._record_plies(common, window_start, picture, ())
@@ -793,7 +711,7 @@ class Recorder:
         picture with ply 12 wrong for good. Whether the ply was taken back or never
         played, the board shows the game as it stands; the flag tells the arbiter."""
         sequences = self._sequences_to(picture, previous, tolerate)
-        ends = {_end(previous, seq) for seq in sequences}
+        ends = {position_after(previous, seq) for seq in sequences}
         if len(ends) != 1:
             return None
         (after,) = ends
@@ -846,7 +764,7 @@ class Recorder:
         )
         return finding
 
-    def _score(self, cand: _Candidate, sums: list[list[float] | None]) -> float:
+    def _score(self, cand: Candidate, sums: list[list[float] | None]) -> float:
         """Log-likelihood of the window's evidence if ``cand`` is what stands on the board."""
         total = 0.0
         for s, top in zip(sums, cand.tops, strict=True):
@@ -858,7 +776,7 @@ class Recorder:
             total += self._height_score(cand)
         return total
 
-    def _height_score(self, cand: _Candidate) -> float:
+    def _height_score(self, cand: Candidate) -> float:
         window = self._window
         return sum(
             window.height_log_likelihood(sq, height)
@@ -866,13 +784,13 @@ class Recorder:
             if window.heights[sq][0]
         )
 
-    def _successors(self) -> list[_Candidate]:
+    def _successors(self) -> list[Candidate]:
         if self._candidates is None:
             p, tol = self.position, self._tolerate
-            self._candidates = [_Candidate.of((), p, tol)]
+            self._candidates = [Candidate.of((), p, tol)]
             for m in p.legal_moves():
-                after, moved = p.play(m), _moved_tolerance(p, m, tol, king_lands=True)
-                self._candidates.append(_Candidate.of((m,), after, moved))
+                after, moved = p.play(m), moved_tolerance(p, m, tol, king_lands=True)
+                self._candidates.append(Candidate.of((m,), after, moved))
         return self._candidates
 
     # -- catch-up search --------------------------------------------------------------------------
@@ -885,13 +803,15 @@ class Recorder:
         key = (self.position, picture, self._open)
         if key not in self._searched:
             depths = range(2, self.config.catch_up_plies + 1)
-            found = _sequences(self.position, self._tolerate, picture, depths)
+            found = legal_sequences(self.position, self._tolerate, picture, depths)
             if not found and picture.kings:
-                found = _sequences(self.position, self._tolerate, picture.loosened(), depths)
+                found = legal_sequences(self.position, self._tolerate, picture.loosened(), depths)
             if not found:
                 for seq in self._open:
                     end, tol = self._after(seq)
-                    found += [(*seq, *more) for more in _sequences(end, tol, picture, range(1, 3))]
+                    found += [
+                        (*seq, *more) for more in legal_sequences(end, tol, picture, range(1, 3))
+                    ]
             self._searched[key] = found
         return self._searched[key]
 
@@ -900,7 +820,7 @@ class Recorder:
         like men then."""
         pos, tol = self.position, self._tolerate
         for m in moves:
-            pos, tol = pos.play(m), _moved_tolerance(pos, m, tol)
+            pos, tol = pos.play(m), moved_tolerance(pos, m, tol)
         return pos, tol
 
     def _names(self, moves: tuple[Move, ...], start: Position | None = None) -> list[str]:
@@ -920,8 +840,8 @@ class Recorder:
             before = self.position
             self._push(m, time, alternatives)
             self._check_crowns(picture, time, m)
-            self._tolerate = _moved_tolerance(before, m, self._tolerate, king_lands=True)
-            self._crown_due = _moved_crowns(before, m, self._crown_due, self.ply)
+            self._tolerate = moved_tolerance(before, m, self._tolerate, king_lands=True)
+            self._crown_due = moved_crowns(before, m, self._crown_due, self.ply)
         r = self._restore
         if r is not None and self.ply - r.record_length > self.config.catch_up_plies:
             self._restore = None
@@ -1041,7 +961,7 @@ class Recorder:
             move = ply.move
             if move is None:
                 return []
-            kings = [_followed(k, move) for k in kings]
+            kings = [followed(k, move) for k in kings]
         return kings
 
     def _set_position(self, position: Position) -> None:
@@ -1150,7 +1070,7 @@ class Recorder:
         if not self._irregular_since(r):
             return False
         sequences = self._sequences_to(picture, r.position, r.tolerate)
-        ends = {_end(r.position, seq) for seq in sequences}
+        ends = {position_after(r.position, seq) for seq in sequences}
         if len(ends) != 1:
             return self._healed_before(r, picture, time)
         shortest = [seq for seq in sequences if len(seq) == len(sequences[0])]
@@ -1179,13 +1099,13 @@ class Recorder:
         return True
 
     def _sequences_to(self, picture: Picture, start: Position, tolerate: Bitboard) -> list[Seq]:
-        """The legal sequences from ``start`` that explain ``picture`` (:func:`_sequences`),
+        """The legal sequences from ``start`` that explain ``picture`` (:func:`legal_sequences`),
         remembered until the position changes: asked again frame after frame while an
         irregularity waits to be healed."""
         key = (start, tolerate, picture)
         if key not in self._heals:
             depths = range(1, self.config.catch_up_plies + 1)
-            self._heals[key] = _sequences(start, tolerate, picture, depths)
+            self._heals[key] = legal_sequences(start, tolerate, picture, depths)
         return self._heals[key]
 
     def _irregular_since(self, r: _Restore) -> bool:
@@ -1292,67 +1212,6 @@ class Recorder:
         return self._game.board_result()
 
 
-_SIDE = {-1: -1, 0: 0, 1: 1, 2: 1, 3: 2, 4: 2}
-"""A top's side: 0 empty, 1 White, 2 Black (-1: the square was hidden)."""
-
-
-def _swap_colours(values: tuple[float, ...] | list[float]) -> tuple[float, ...]:
-    """Per-top values (indexed by Top) with White's and Black's exchanged."""
-    return tuple(values[t] for t in SWAPPED_TOP)
-
-
-def _fits(picture: Picture, cand: _Candidate) -> bool:
-    """Whether the candidate explains the picture: as read, or with its kings taken as
-    maybe men (:meth:`Picture.loosened`)."""
-    if picture.mismatch(cand.after, cand.tolerate) == 0:
-        return True
-    return bool(picture.kings) and picture.loosened().mismatch(cand.after, cand.tolerate) == 0
-
-
-def _sequences(start: Position, tolerate: Bitboard, picture: Picture, depths: range) -> list[Seq]:
-    """Every sequence of legal plies from ``start``, of a length in ``depths``, whose end
-    fits the picture exactly (shortest first).
-
-    Pruning: ``r`` more plies change at most ``2 r`` squares plus one per piece they
-    capture, and captures only remove pieces (or, in column draughts, a tower's top, which
-    leaves the square occupied), so a node whose mismatch with the picture is larger than
-    that cannot lead to it; nor can one that needs more pieces of a colour to
-    arrive or leave than that colour's plies allow (:meth:`Picture.reachable`). Nodes are
-    memoised, so transpositions are expanded once.
-    """
-    memo: dict[tuple[Position, int, Bitboard], list[Seq]] = {}
-    picture_pieces = (picture.white | picture.black).bit_count()
-
-    def search(pos: Position, left: int, tol: Bitboard) -> list[Seq]:
-        wrong = picture.mismatch(pos, tol)
-        if left == 0:
-            return [()] if wrong == 0 else []
-        excess = (pos.white | pos.black).bit_count() - picture_pieces
-        if (wrong & ~pos.towers).bit_count() > 2 * left + max(excess, 0):
-            return []
-        mover, other = (left + 1) // 2, left // 2
-        white, black = (mover, other) if pos.turn is Color.WHITE else (other, mover)
-        if not picture.reachable(pos, tol, white, black):
-            return []
-        node = (pos, left, tol)
-        if node not in memo:
-            memo[node] = [
-                (m, *rest)
-                for m in pos.legal_moves()
-                for rest in search(pos.play(m), left - 1, _moved_tolerance(pos, m, tol))
-            ]
-        return memo[node]
-
-    return [seq for depth in depths for seq in search(start, depth, tolerate)]
-
-
-def _end(position: Position, moves: Seq) -> Position:
-    """The position after ``moves``."""
-    for m in moves:
-        position = position.play(m)
-    return position
-
-
 def _lifted(position: Position, picture: Picture) -> bool:
     """Whether the picture differs from the position only by pieces of the side to move
     gone from their squares: no piece arrived anywhere, none of the opponent's left. A
@@ -1380,61 +1239,9 @@ def _mover(position: Position, picture: Picture) -> Color | None:
     return Color.WHITE if white else Color.BLACK
 
 
-def _common_prefix(sequences: list[Seq]) -> Seq:
-    """The plies every sequence starts with."""
-    if not sequences:
-        return ()
-    n = 0
-    while all(len(seq) > n and seq[n] == sequences[0][n] for seq in sequences):
-        n += 1
-    return sequences[0][:n]
-
-
 def _conflict(a: Picture, b: Picture) -> bool:
     """Whether two pictures disagree on the side (empty, White, Black) of a square both
     read; man or king is left out, as a classifier unsure of the rank flickers between
     them (and an irregular picture must still stand its time to be flagged)."""
     both = a.known & b.known
     return bool(((a.white ^ b.white) | (a.black ^ b.black)) & both)
-
-
-def _followed(square: Square | None, move: Move) -> Square | None:
-    """Where the piece on ``square`` stands after ``move``: where it went, where it
-    stood, or None if taken."""
-    if square is None or square in move.captures:
-        return None
-    return move.path[-1] if square == move.path[0] else square
-
-
-def _moved_tolerance(
-    p: Position, m: Move, tolerate: Bitboard, *, king_lands: bool = False
-) -> Bitboard:
-    """Where kings may look like men after ``m``: the tolerance follows a moving king, goes
-    with captured pieces, and starts on the square where a man is crowned; with
-    ``king_lands`` (one ply, the next or one recorded), also where any king lands.
-
-    A king's second disc may not show from where he now stands (the classifier's
-    commonest error is a king far from the camera read as a man): portuguese generated#0
-    under the e2e's ``ponder`` (seed 157) recorded nothing more, and raised no flag, once
-    a king captured onto a square where he read as a man (ply 45 of 60). Not in a search
-    of several plies: there a king could go away and come back tolerated, and any king
-    that lost his disc where he stood (flagged, :func:`rules.arbiter._king_uncrowned`)
-    would be explained by the round trip."""
-    bits = p.variant.geometry.bits
-    frm, to = bits[m.path[0]], bits[m.path[-1]]
-    out = tolerate & ~frm
-    for sq in m.captures:
-        out &= ~bits[sq]
-    if tolerate & frm or m.promotes or (king_lands and p.kings & frm):
-        out |= to
-    return out
-
-
-def _moved_crowns(p: Position, m: Move, due: dict[Square, int], ply: int) -> dict[Square, int]:
-    """Crownings still awaited after ``m`` (played as ply ``ply``)."""
-    out = {sq: k for sq, k in due.items() if sq != m.path[0] and sq not in m.captures}
-    if m.path[0] in due:
-        out[m.path[-1]] = due[m.path[0]]
-    if m.promotes:
-        out[m.path[-1]] = ply
-    return out
