@@ -8,8 +8,8 @@ king, crown or two discs, so that only a piece past all of them reads as a king.
 a start frame, :func:`on_board` measures the men's height on a board's own pieces.
 
 Each margin and limit below says what measurement set it (docs/models.md). The
-functions return copies of :class:`models.classifier.OnnxSquareClassifier`, whose
-methods of the same names call them.
+functions return copies of :class:`models.classifier.OnnxSquareClassifier`, and are its
+methods of the same names.
 """
 
 from __future__ import annotations
