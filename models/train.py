@@ -398,8 +398,48 @@ def run(config: TrainConfig) -> dict[str, object]:
         raise ValueError("--nadir-parts renders draughts boards: not for --family columns")
     torch.set_num_threads(config.threads)
     started = time.monotonic()
+    train, test = training_sets(config)
+    data_s = time.monotonic() - started
+    net, train_stats, crown_head = train_net(config, train)
+    torch.save(net.state_dict(), checkpoint_path(config))  # for --init: continue this run
+    card = _interface(config, net, crowns=crown_head is not None)
+    evaluations = _write_model(config, net, card, train, test, crown_head)
+    shipped = OnnxSquareClassifier.load(config.out)
+    first = test.subset(slice(50))  # the speed figure's batch
+    load_start = time.perf_counter()
+    OnnxSquareClassifier.load(config.out)
+    load_s = time.perf_counter() - load_start
+    card.update(
+        {
+            "data": _data_record(config, train, test),
+            "command": "python -m models.train " + " ".join(sys.argv[1:]),
+            "seed": config.seed,
+            "init": None if config.init is None else str(config.init),
+            "training": {
+                **train_stats,
+                **_training_record(config, net),
+                "data_seconds": round(data_s, 1),
+            },
+            "metrics": evaluations,
+            "size_bytes": config.out.stat().st_size,
+            "speed": {
+                "ms_50_crops_one_thread": latency_ms(shipped, first.crops, first.views),
+                "load_seconds": load_s,
+                "machine": platform.processor() or platform.machine(),
+            },
+            "torch": torch.__version__,
+        }
+    )
+    if config.source == "synth":
+        card["real_photos"] = card_photo_figures(shipped)
+    card_path(config.out).write_text(json.dumps(card, indent=1) + "\n")
+    return card
+
+
+def training_sets(config: TrainConfig) -> tuple[SquareSet, SquareSet]:
+    """The run's training and test sets, rendered (or read from the cache) alike: only
+    the count, the seed and near-nadir differ."""
     part_count = config.train_count // config.train_parts
-    # every set of the run is rendered alike; only the count, the seed and near-nadir differ
     boards = Boards(crowns=config.crowns, tallest=config.tallest, family=config.family)
     rendered = partial(
         cached_set,
@@ -416,14 +456,14 @@ def run(config: TrainConfig) -> dict[str, object]:
             for k in range(config.nadir_parts)
         ]
     )
-    test = rendered(config.test_count, seed=config.seed + 1000)
-    data_s = time.monotonic() - started
-    net, train_stats, crown_head = train_net(config, train)
-    torch.save(net.state_dict(), checkpoint_path(config))  # for --init: continue this run
-    fp32_path = config.out.with_suffix(".fp32.onnx")
-    export_onnx(net, fp32_path, config.size)
+    return train, rendered(config.test_count, seed=config.seed + 1000)
+
+
+def _interface(config: TrainConfig, net: SquareNet, *, crowns: bool) -> dict[str, object]:
+    """The card's part that code reads the file by: classes, input, window, outputs
+    (``crowns``: the crown head's too)."""
     outputs = ["top_logits (N, 5)", "height_logits (N, 9)", "features (N, 64)"]
-    card: dict[str, object] = {
+    return {
         "model": config.out.name,
         "classes": [t.name for t in Top],
         "height_classes": "0..8 discs (0 = empty square, 8 = eight or more)",
@@ -433,15 +473,31 @@ def run(config: TrainConfig) -> dict[str, object]:
         + ("; views (N, 1) float32 from vision.camera.view_tangents" if config.views else ""),
         "crop_window": WINDOWS[config.window].as_dict(),
         "normalisation": {"scale": 1 / 127.5, "offset": -1.0, "channel_order": "BGR"},
-        "outputs": outputs,
+        "outputs": outputs + ([f"{CROWN_OUTPUT} (N, 1)"] if crowns else []),
         "colour": "the lighter piece colour is WHITE; per-set calibration may say otherwise",
         "parameters": parameter_count(net),
     }
-    card_path(fp32_path).write_text(json.dumps(card))
-    fp32 = OnnxSquareClassifier.load(fp32_path)
-    top_limit = top_limit_px(config.size, WINDOWS[config.window])
-    fp32_eval = evaluate(fp32, test, top_limit_px=top_limit)
+
+
+def _write_model(
+    config: TrainConfig,
+    net: SquareNet,
+    card: dict[str, object],
+    train: SquareSet,
+    test: SquareSet,
+    crown_head: nn.Linear | None,
+) -> dict[str, object]:
+    """Export ``net`` to ONNX, quantise it to int8 (static, calibrated on a thousandth of
+    ``train``), keep int8 where its held-out error is within ``int8_tolerance`` of fp32's
+    (always, with bounded weights: they were trained for it), add the crown head's
+    output, and write the file and ``card`` (its precision added) at ``config.out``.
+    Returns the held-out metrics."""
+    fp32_path = config.out.with_suffix(".fp32.onnx")
     int8_path = config.out.with_suffix(".int8.onnx")
+    top_limit = top_limit_px(config.size, WINDOWS[config.window])
+    export_onnx(net, fp32_path, config.size)
+    card_path(fp32_path).write_text(json.dumps(card))
+    fp32_eval = evaluate(OnnxSquareClassifier.load(fp32_path), test, top_limit_px=top_limit)
     calibration = train.subset(slice(None, None, max(len(train) // 1000, 1)))
     quantise(
         fp32_path,
@@ -451,9 +507,7 @@ def run(config: TrainConfig) -> dict[str, object]:
         bounded=config.bounded_weights,
     )
     card_path(int8_path).write_text(json.dumps(card))
-    int8 = OnnxSquareClassifier.load(int8_path)
-    int8_eval = evaluate(int8, test, top_limit_px=top_limit)
-    # bounded weights are trained for the int8 file: it is kept whatever the tolerance says
+    int8_eval = evaluate(OnnxSquareClassifier.load(int8_path), test, top_limit_px=top_limit)
     use_int8 = config.bounded_weights or (
         int8_eval.top_error_rate <= fp32_eval.top_error_rate + config.int8_tolerance
     )
@@ -465,7 +519,6 @@ def run(config: TrainConfig) -> dict[str, object]:
         weights = crown_head.weight.detach().numpy()[0]
         bias = float(crown_head.bias.detach()[0])
         onnx.save(with_crown_output(onnx.load(str(config.out)), weights, bias), config.out)
-        outputs.append(f"{CROWN_OUTPUT} (N, 1)")
     card["precision"] = (
         "fp32 (int8 lost accuracy)"
         if not use_int8
@@ -474,82 +527,65 @@ def run(config: TrainConfig) -> dict[str, object]:
         else "int8 (static QDQ, per-channel)"
     )
     card_path(config.out).write_text(json.dumps(card))
-    shipped = OnnxSquareClassifier.load(config.out)
-    first = test.subset(slice(50))  # the speed figure's batch
-    load_start = time.perf_counter()
-    OnnxSquareClassifier.load(config.out)
-    load_s = time.perf_counter() - load_start
-    card.update(
-        {
-            "data": {
-                "source": config.source,
-                "family": config.family,
-                "train_squares": len(train),
-                "test_squares": len(test),
-                "train_seeds": [config.seed + k for k in range(config.train_parts)],
-                "nadir_seeds": [config.seed + 500 + k for k in range(config.nadir_parts)],
-                "test_seed": config.seed + 1000,
-                "kings": "two stacked discs (draughts), striped (column games); on "
-                f"{config.crowns:.0%} of draughts boards one crowned disc, men 1-"
-                f"{config.tallest:g} discs tall, its crown sticker {STICKER_RADII[0]:g}-"
-                f"{STICKER_RADII[1]:g} of the "
-                "top's radius, inked dark to light",
-                "augmentation": "left-right mirror, shift/rotate/scale, colour jitter, glare, "
-                "edge occlusion, "
-                "blur, noise, JPEG",
-            },
-            "command": "python -m models.train " + " ".join(sys.argv[1:]),
-            "seed": config.seed,
-            "init": None if config.init is None else str(config.init),
-            "training": {
-                **train_stats,
-                "minutes": config.minutes,
-                "threads": config.threads,
-                "learning_rate": config.learning_rate,
-                "height_weight": config.height_weight,
-                "tower_weight": config.tower_weight,
-                "piece_weight": config.piece_weight,
-                "nadir_parts": config.nadir_parts,
-                "crowns": config.crowns,
-                "tallest": config.tallest,
-                "views": config.views,
-                "fine_convs": net.fine_convs,
-                "stem_stride": net.stem_stride,
-                "stem_channels": net.stem_channels,
-                "second_stride": net.second_stride,
-                "bounded_weights": config.bounded_weights,
-                "distil": None
-                if config.distil is None
-                else {
-                    "teacher": str(config.distil),
-                    "colour_weight": config.distil_weight,
-                    "feature_weight": config.distil_features,
-                    "reading_weight": config.distil_readings,
-                    "photo_weight": config.distil_photos,
-                    "photo_batch": config.photo_batch,
-                    "photo_mining": config.photo_mining,
-                    "crown_weight": config.distil_crowns,
-                },
-                "data_seconds": round(data_s, 1),
-            },
-            "metrics": {
-                "held_out": chosen_eval.as_dict(),
-                "fp32_top_error_rate": fp32_eval.top_error_rate,
-                "int8_top_error_rate": int8_eval.top_error_rate,
-            },
-            "size_bytes": config.out.stat().st_size,
-            "speed": {
-                "ms_50_crops_one_thread": latency_ms(shipped, first.crops, first.views),
-                "load_seconds": load_s,
-                "machine": platform.processor() or platform.machine(),
-            },
-            "torch": torch.__version__,
-        }
-    )
-    if config.source == "synth":
-        card["real_photos"] = card_photo_figures(shipped)
-    card_path(config.out).write_text(json.dumps(card, indent=1) + "\n")
-    return card
+    return {
+        "held_out": chosen_eval.as_dict(),
+        "fp32_top_error_rate": fp32_eval.top_error_rate,
+        "int8_top_error_rate": int8_eval.top_error_rate,
+    }
+
+
+def _data_record(config: TrainConfig, train: SquareSet, test: SquareSet) -> dict[str, object]:
+    """The card's account of the data: sources, seeds, kings, augmentation."""
+    return {
+        "source": config.source,
+        "family": config.family,
+        "train_squares": len(train),
+        "test_squares": len(test),
+        "train_seeds": [config.seed + k for k in range(config.train_parts)],
+        "nadir_seeds": [config.seed + 500 + k for k in range(config.nadir_parts)],
+        "test_seed": config.seed + 1000,
+        "kings": "two stacked discs (draughts), striped (column games); on "
+        f"{config.crowns:.0%} of draughts boards one crowned disc, men 1-"
+        f"{config.tallest:g} discs tall, its crown sticker {STICKER_RADII[0]:g}-"
+        f"{STICKER_RADII[1]:g} of the "
+        "top's radius, inked dark to light",
+        "augmentation": "left-right mirror, shift/rotate/scale, colour jitter, glare, "
+        "edge occlusion, "
+        "blur, noise, JPEG",
+    }
+
+
+def _training_record(config: TrainConfig, net: SquareNet) -> dict[str, object]:
+    """The card's account of how the net was trained: budget, weights, shape, teacher."""
+    return {
+        "minutes": config.minutes,
+        "threads": config.threads,
+        "learning_rate": config.learning_rate,
+        "height_weight": config.height_weight,
+        "tower_weight": config.tower_weight,
+        "piece_weight": config.piece_weight,
+        "nadir_parts": config.nadir_parts,
+        "crowns": config.crowns,
+        "tallest": config.tallest,
+        "views": config.views,
+        "fine_convs": net.fine_convs,
+        "stem_stride": net.stem_stride,
+        "stem_channels": net.stem_channels,
+        "second_stride": net.second_stride,
+        "bounded_weights": config.bounded_weights,
+        "distil": None
+        if config.distil is None
+        else {
+            "teacher": str(config.distil),
+            "colour_weight": config.distil_weight,
+            "feature_weight": config.distil_features,
+            "reading_weight": config.distil_readings,
+            "photo_weight": config.distil_photos,
+            "photo_batch": config.photo_batch,
+            "photo_mining": config.photo_mining,
+            "crown_weight": config.distil_crowns,
+        },
+    }
 
 
 def parse_args(argv: list[str] | None = None, prog: str = "python -m models.train") -> TrainConfig:
