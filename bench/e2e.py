@@ -216,7 +216,11 @@ def main(argv: list[str] | None = None) -> int:
         help="K/N: only the games numbered K modulo N (same seeds as the whole run), to run"
         " one run in N processes and join their lines with --from-lines",
     )
-    parser.add_argument("--keep", type=Path, help="keep the videos of lost games here")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="keep here the videos of lost games, missed irregularities and false flags",
+    )
     parser.add_argument("--doc", type=Path, help="write the markdown tables here")
     parser.add_argument(
         "--from-lines",

@@ -67,7 +67,8 @@ def measure_rendered(
 ) -> dict[str, Any]:
     """Render ``game`` into an H.264 video, record it as ``damcam record`` does, compare;
     a clean game that comes out wrong gets its stage ladder (:mod:`bench.e2e_chain`).
-    ``keep``: copy the video there when the game is lost (to look at the frames)."""
+    ``keep``: copy the video there when something went wrong (:func:`went_wrong`), to
+    look at the frames."""
     from bench.e2e_chain import record_video, stage_ladder  # needs OpenGL (EGL)
     from bench.e2e_video import render_video
 
@@ -110,12 +111,24 @@ def measure_rendered(
             line["misreads"] = ladder.misreads
             if ladder.refusal:
                 line["calibration_refused"] = ladder.refusal
-            if keep is not None:
-                keep.mkdir(parents=True, exist_ok=True)
-                name = f"{game.variant}-{condition.name}-{game.source.replace('#', '-')}.mp4"
-                shutil.copy(video.path, keep / name.replace(" ", "_"))
-                line["video"] = str(keep / name.replace(" ", "_"))
+        if keep is not None and went_wrong(line):
+            keep.mkdir(parents=True, exist_ok=True)
+            name = f"{game.variant}-{condition.name}-{game.source.replace('#', '-')}"
+            if injection is not None:
+                name += f"-{injection.kind}-{injection.ply}"
+            kept = keep / f"{name}.mp4".replace(" ", "_")
+            shutil.copy(video.path, kept)
+            line["video"] = str(kept)
     return line
+
+
+def went_wrong(line: dict[str, Any]) -> bool:
+    """Whether a game's line shows something to look into: a clean game not recorded
+    exactly, an injected irregularity not flagged at its ply, or a flag raised for nothing.
+    (An injected game is not exact by design: its irregular ply is no legal move.)"""
+    if "injected" in line:
+        return not line["detected"] or line["false_alarms"] > 0
+    return not line["exact"] or bool(line["flags"])
 
 
 def compare(

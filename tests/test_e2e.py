@@ -28,7 +28,7 @@ from bench.e2e_chain import (
     truth_located,
 )
 from bench.e2e_games import PlayedGame, generated_game, real_games, select_games
-from bench.e2e_measure import injection_points, measure_game, measure_rendered
+from bench.e2e_measure import injection_points, measure_game, measure_rendered, went_wrong
 from bench.e2e_run import ChainRun, official_moves, record_observations
 from bench.e2e_script import CONDITIONS, board_of, move_steps, play_script
 from bench.e2e_video import (
@@ -308,3 +308,14 @@ def test_shards_of_a_run_make_the_lines_of_the_whole_run() -> None:
     shards = lines((0, 3)) + lines((1, 3)) + lines((2, 3))
     assert sorted(shards, key=repr) == sorted(whole, key=repr)
     assert any(injected for *_, injected in whole)
+
+
+def test_a_video_is_kept_for_a_lost_game_a_missed_irregularity_or_a_false_flag() -> None:
+    clean = {"exact": True, "flags": []}
+    assert not went_wrong(clean)
+    assert went_wrong({**clean, "exact": False})
+    assert went_wrong({**clean, "flags": [{"kind": "not_crowned", "ply": 9, "resolved": True}]})
+    flagged = {"exact": False, "flags": [{}], "injected": {}, "detected": True, "false_alarms": 0}
+    assert not went_wrong(flagged)  # an injected game is not exact by design
+    assert went_wrong({**flagged, "detected": False})
+    assert went_wrong({**flagged, "false_alarms": 1})
