@@ -237,7 +237,8 @@ def test_a_hand_over_the_start_position_is_refused_with_a_reason() -> None:
 
 
 @pytest.mark.parametrize(
-    ("variant", "condition", "seed"), [("portuguese", "hard", 47), ("italian", "ponder", 163)]
+    ("variant", "condition", "seed"),
+    [("portuguese", "hard", 47), ("italian", "ponder", 163), ("international", "default", 591)],
 )
 def test_a_start_calibrates_and_a_few_plies_on_does_not(
     variant: str, condition: str, seed: int
@@ -249,6 +250,9 @@ def test_a_start_calibrates_and_a_few_plies_on_does_not(
     # washed-out men are allowed; moved men look like another group and are not.
     # italian: green men on green squares, one in a lamp's shade as dark as the squares;
     # his rim tells him from an empty square, while a man who moved leaves a flat one.
+    # international: brown men on a dark wood board, one in the dark far corner nearer the
+    # empty squares' colour than his own; alone, he cannot be a move (a ply changes two
+    # squares), while a ply on changes two and is refused.
     pytest.importorskip("synth.render")
     from bench.calibration import centre_error_squares
     from bench.e2e_games import generated_game
