@@ -464,6 +464,7 @@ class Recorder:
                 self._seen_picture = True
                 self._set_pending(None)
                 self._visits.reset()
+                self._check_crowns(picture, window_start)
                 self._note_crowns(picture, window_start)
             return
         alternatives: tuple[str, ...] = ()
@@ -883,16 +884,21 @@ class Recorder:
         status = self._game.draw_status()
         self._draw_key = (status.state, status.rule)
 
-    def _check_crowns(self, picture: Picture, time: float, move: Move) -> None:
-        """``move`` is being recorded: a man crowned on an earlier ply that still looks like
-        a man was not crowned before the opponent moved (I 3.6, S1 §3.7). Only the new
-        king's own colour counts as its man; a new king that ``move`` takes is let go
-        unjudged: the board after the capture shows what is left on its square (in a
-        column game the disc below, often a man), not whether it had been crowned."""
+    def _check_crowns(self, picture: Picture, time: float, move: Move | None = None) -> None:
+        """A man crowned on an earlier ply that still looks like a man, now that the
+        opponent has moved, was not crowned in time (I 3.6, S1 §3.7). Judged as ``move``
+        is recorded, and again on each still picture after it (``move`` None): the
+        frames the board then stands still add up, where the few that settled the
+        opponent's ply may lean too little (e2e pool `default`, seed 591: a man left
+        uncrowned on g1 read as a man by 2.1 nats a frame after the reply, and was never
+        flagged). Only the new king's own colour counts as its man; a new king that
+        ``move`` takes is let go unjudged: the board after the capture shows what is left
+        on its square (in a column game the disc below, often a man), not whether it had
+        been crowned."""
         for sq, ply in list(self._crown_due.items()):
             if ply >= self.ply:
                 continue
-            if sq in move.captures:
+            if move is not None and sq in move.captures:
                 del self._crown_due[sq]
                 continue
             king = self.position.piece_at(sq)

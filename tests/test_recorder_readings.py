@@ -332,6 +332,26 @@ def _king_leaning_man(square: int, man: float) -> Reader:
     return read
 
 
+def test_a_man_left_uncrowned_is_flagged_once_the_still_board_shows_him_plainly() -> None:
+    """Pool under the e2e's ``default`` condition (seed 596): a man left uncrowned on g1
+    read as a man by 2.1 nats a frame once the opponent had replied, but the few frames
+    that settled the reply leaned less, and the game ended there: no flag. The still
+    board after the reply judges him too (I 3.6); a man who never reads plainly as one,
+    as a king seen from above, is still not flagged."""
+    start = Position.from_fen("international", "W:W7,46:B25,30")
+    crowned_on = start.variant.geometry.parse_square("2")
+    played = _played(start, ["7-2", "30-34"])
+    for later, flags in ((0.95, ["not_crowned"]), (0.65, [])):
+        frames = _frames(played[:2], read=_king_leaning_man(crowned_on, 0.95))
+        reply = _tops(played[2])
+        _still(frames, reply, 2, hand=True)  # the opponent's hand going
+        _still(frames, reply, 6, read=_king_leaning_man(crowned_on, 0.65))
+        _still(frames, reply, 40, read=_king_leaning_man(crowned_on, later))
+        recorder = _record(frames, Recorder(start.variant, start=start))
+        assert [r.notation for r in recorder.record] == ["7-2", "30-34"]
+        assert [(f.kind.value, f.ply) for f in recorder.flags] == [(k, 1) for k in flags]
+
+
 def test_a_king_who_reads_as_a_weak_man_is_not_flagged_uncrowned() -> None:
     """Pool under the e2e's ``hard`` condition (seed 105, ply 38): a king who had just
     captured onto c5 read as a man 0.3-0.9 frame by frame, and was flagged
