@@ -889,7 +889,7 @@ class Recorder:
         opponent has moved, was not crowned in time (I 3.6, S1 §3.7). Judged as ``move``
         is recorded, and again on each still picture after it (``move`` None): the
         frames the board then stands still add up, where the few that settled the
-        opponent's ply may lean too little (e2e pool `default`, seed 591: a man left
+        opponent's ply may lean too little (e2e pool `default`, seed 596: a man left
         uncrowned on g1 read as a man by 2.1 nats a frame after the reply, and was never
         flagged). Only the new king's own colour counts as its man; a new king that
         ``move`` takes is let go unjudged: the board after the capture shows what is left
