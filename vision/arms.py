@@ -65,7 +65,12 @@ class ArmSettings:
     pondering hands hover 12 s, 120 frames); ``widest_share``: the largest share of the
     grid's side a crossing change may run along and be an arm (arms over 8x8 boards in
     the kept e2e videos: 2 cells at the median, 5.6 at the 99th percentile, 6.9 at
-    most)."""
+    most); ``shadow_least_levels``: a channel of the ring's reference darker than this
+    tells no shadow's ratio (:func:`vision.occlusion.darkened_evenly`): the border is
+    often dark wood, whose blue channel of 10-15 levels a tower's shadow leaves at 2-4, a
+    ratio the video's noise spreads from 0.15 to 0.3 where the others read 0.4 (e2e lasca
+    `default` seed 600: a corner tower's shadow was an arm every other frame, and the
+    last three plies were lost)."""
 
     ring_cells: float = 0.5
     change: float = 25.0
@@ -74,6 +79,7 @@ class ArmSettings:
     settle_frames: int = 10
     stale_frames: int = 600
     widest_share: float = 0.75
+    shadow_least_levels: float = 24.0
 
 
 @dataclass
@@ -222,7 +228,9 @@ class ArmWatch:
         shadowed = changed & (shade | picture.shade)
         if shadowed.any():  # a stack's shadow may lie across the ring
             now, then = ring[shadowed], lit[shadowed]
-            changed[shadowed] = ~(darkened_evenly(now, then) | darkened_evenly(then, now))
+            least = self.settings.shadow_least_levels
+            came, went = darkened_evenly(now, then, least), darkened_evenly(then, now, least)
+            changed[shadowed] = ~(came | went)
         return np.asarray(changed, np.bool_)
 
     def _crossing(self, changed: npt.NDArray[np.bool_]) -> bool:
