@@ -124,6 +124,41 @@ def test_an_arm_in_the_first_frame_is_not_kept_as_the_bare_border() -> None:
     assert watch.update(_with_arm(_framed()), fit)
 
 
+def _dim_with_shadow(shadow: bool) -> np.ndarray:
+    """The board in half the light, and an arm's shadow over the near border and the
+    grid's last row: 0.6 of that light, the border's red 55 levels there, 33 in it (a
+    change under :attr:`ArmSettings.change`)."""
+    dim = (_framed() * 0.5).astype(np.uint8)
+    if shadow:
+        part = dim[RING + 116 :, RING + 50 : RING + 62]
+        part[:] = (part * 0.6).astype(np.uint8)
+    return dim
+
+
+def test_what_a_still_spell_took_into_the_bare_border_is_no_arm_once_gone() -> None:
+    """e2e english `hall` (seed 653): in dim light an arm's shadow cast ahead of it on
+    the dark border changed it by 18 levels, less than an arm's change, and was learned
+    with the still border; once the light rose again its going crossed the border, and
+    an arm was seen for the rest of the game. Standing still, the border is compared with
+    what it was before that spell learned it; an arm held still is still an arm."""
+    watch, fit = ArmWatch(8, CELL), _fit()
+    settle = watch.settings.settle_frames
+    assert not any(watch.update(_dim_with_shadow(False), fit) for _ in range(settle + 2))
+    assert not any(watch.update(_dim_with_shadow(True), fit) for _ in range(settle + 2))
+    lit = [watch.update(_framed(), fit) for _ in range(2 * settle)]
+    assert all(lit[: settle - 1]) and not any(lit[settle:])
+    assert all(watch.update(_with_arm(_framed()), fit) for _ in range(3 * settle))
+
+
+def test_a_shadow_in_the_first_frame_is_an_arm_once_gone_with_no_border_before_it() -> None:
+    """The same shadow in the very first frame: there is no earlier border to compare
+    with, and its going is an arm until it has stood still for ``stale_frames``."""
+    watch, fit = ArmWatch(8, CELL, ArmSettings(stale_frames=40)), _fit()
+    assert not any(watch.update(_dim_with_shadow(True), fit) for _ in range(12))
+    lit = [watch.update(_framed(), fit) for _ in range(45)]
+    assert all(lit[:39]) and not any(lit[41:])
+
+
 def test_nothing_settles_into_the_stable_board_while_an_arm_crosses_its_border() -> None:
     """A hand held still over the board, changing it like a man put down: while the arm
     is seen it stays a change however long it stands; once the arm is gone and the

@@ -111,6 +111,9 @@ class ArmWatch:
     """Whether the bare ring has stood still (not yet: it is the first frame's)."""
     _candidate: _Picture | None = None
     """While it has not: the last ring that stood still crossed from the first frame's."""
+    _earlier: _Picture | None = None
+    """The bare ring as it was before the present still spell first learned it again."""
+    _learned_in_spell: bool = False
     _ring: npt.NDArray[np.bool_] = field(init=False)
     _outer: npt.NDArray[np.bool_] = field(init=False)
     _inner: npt.NDArray[np.bool_] = field(init=False)
@@ -163,7 +166,7 @@ class ArmWatch:
         shade = self._ring & shade if shade is not None else np.zeros_like(self._ring)
         if location is not self._fit:  # a new fit: cut the references through it
             self._fit = location
-            for picture in (self._bare, self._left, self._candidate):
+            for picture in (self._bare, self._left, self._candidate, self._earlier):
                 if picture is not None:
                     picture.ring = self._cut(picture.frame, location)
             self._previous = None
@@ -172,6 +175,7 @@ class ArmWatch:
         moving = changed_pixels(ring, previous, s.change) & self._ring
         still = moving.sum() <= s.still_motion * self._ring.sum()
         self._still_count = self._still_count + 1 if still else 0
+        self._learned_in_spell &= still
         if self._bare is None:
             self._bare = _Picture(frame.copy(), ring, hidden, shade)
         changed = self._changed(ring, self._bare, hidden, shade)
@@ -187,12 +191,29 @@ class ArmWatch:
             if self._bare_if_still_twice(_Picture(frame.copy(), ring, hidden, shade)):
                 arm = False
         elif board_clear and self._left is None and settled and changed.sum() < self._least:
+            if not self._learned_in_spell:
+                self._earlier, self._learned_in_spell = self._bare, True
             self._bare = _Picture(frame.copy(), ring, hidden, shade)
             self._bare_settled, self._candidate = True, None
+        elif arm and settled and self._left is None and self._as_before(ring, hidden, shade):
+            self._bare = _Picture(frame.copy(), ring, hidden, shade)
+            self._learned_in_spell, arm = True, False
         elif arm and self._still_count >= s.stale_frames:
             self._left = _Picture(frame.copy(), ring, hidden, shade)
             arm = False
         return arm
+
+    def _as_before(self, ring: FloatImage, hidden: Mask, shade: Mask) -> bool:
+        """Whether ``ring``, standing still and crossed from the bare ring, is crossed
+        from none of :attr:`_earlier`: what the bare ring took in during a still spell was
+        no bare border, and has gone. In dim light a hand the colour of a pale border,
+        held still, or an arm's shadow cast ahead of it on dark wood changes the ring by
+        less than an arm's change (18 levels in e2e english `hall`, seed 653), is learned
+        with it, and its going was an arm for good (english lost from ply 7, pool from
+        ply 18 under seed 651's `hall`)."""
+        if self._earlier is None:
+            return False
+        return not self._crossing(self._changed(ring, self._earlier, hidden, shade))
 
     def _bare_if_still_twice(self, still: _Picture) -> bool:
         """Take ``still``, a ring standing still that an arm crosses from the first
