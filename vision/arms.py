@@ -27,7 +27,11 @@ the bare one until then, and a device restarted mid-game may first see a player'
 its going looked like an arm for good (the demo video cut at frame 664: no move recorded
 after it). So until the bare ring has stood still, a ring that stands still in two spells,
 with motion between, crossed from the first frame's each time, is taken as bare instead
-(a still arm rarely comes back to the very pixels it left). A change of light (the
+(a still arm rarely comes back to the very pixels it left). What changes the ring by
+less than an arm's change (a hand the colour of a pale border in dim light, an arm's
+shadow on dark wood) is learned all the same, so a ring that stands still crossed from
+the bare ring is compared too with the bare ring from before the still spell that
+learned it, and is bare again if that one does not cross it. A change of light (the
 camera's exposure, a spectator's shadow) is taken out by bringing the reference to the
 frame's light along the ring (:mod:`vision.light`). A crossing change that stands
 still for ``stale_frames`` is learned too, as the *left* picture (something left lying
@@ -114,6 +118,7 @@ class ArmWatch:
     _earlier: _Picture | None = None
     """The bare ring as it was before the present still spell first learned it again."""
     _learned_in_spell: bool = False
+    """Whether the present still spell has learned the bare ring again yet."""
     _ring: npt.NDArray[np.bool_] = field(init=False)
     _outer: npt.NDArray[np.bool_] = field(init=False)
     _inner: npt.NDArray[np.bool_] = field(init=False)

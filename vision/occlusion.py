@@ -51,10 +51,9 @@ def darkened_evenly(
     ratio = colour / np.maximum(stable, 1.0)
     told = stable >= least_levels
     told |= ~told.any(axis=-1, keepdims=True)
-    spread = np.where(told, ratio, -np.inf).max(axis=-1) - np.where(told, ratio, np.inf).min(
-        axis=-1
-    )
-    even = (spread <= SHADOW_HUE) & (ratio.mean(axis=-1) < SHADOW_DARKER)
+    high = np.where(told, ratio, -np.inf).max(axis=-1)
+    low = np.where(told, ratio, np.inf).min(axis=-1)
+    even = (high - low <= SHADOW_HUE) & (ratio.mean(axis=-1) < SHADOW_DARKER)
     return np.asarray(even, np.bool_)
 
 
