@@ -209,16 +209,20 @@ class ArmWatch:
         return arm
 
     def _as_before(self, ring: FloatImage, hidden: Mask, shade: Mask) -> bool:
-        """Whether ``ring``, standing still and crossed from the bare ring, is crossed
-        from none of :attr:`_earlier`: what the bare ring took in during a still spell was
-        no bare border, and has gone. In dim light a hand the colour of a pale border,
-        held still, or an arm's shadow cast ahead of it on dark wood changes the ring by
-        less than an arm's change (18 levels in e2e english `hall`, seed 653), is learned
-        with it, and its going was an arm for good (english lost from ply 7, pool from
-        ply 18 under seed 651's `hall`)."""
+        """Whether ``ring``, standing still and crossed from the bare ring, has hardly
+        changed from :attr:`_earlier` (as the bare ring is learned: less than a crossing
+        change's least share): what the bare ring took in during a still spell was no
+        bare border, and has gone. In dim light a hand the colour of a pale border, held
+        still, or an arm's shadow cast ahead of it on dark wood changes the ring by less
+        than an arm's change (18 levels in e2e english `hall`, seed 653), is learned with
+        it, and its going was an arm for good (english lost from ply 7, pool from ply 18
+        under seed 651's `hall`). Merely crossed from none of :attr:`_earlier` is not
+        enough: a player's arms cross the same part of the border each time, and an
+        earlier ring learned as the last arm came in let the next one through, held still
+        (e2e bashni `ponder`, seed 579: lost at ply 14)."""
         if self._earlier is None:
             return False
-        return not self._crossing(self._changed(ring, self._earlier, hidden, shade))
+        return bool(self._changed(ring, self._earlier, hidden, shade).sum() < self._least)
 
     def _bare_if_still_twice(self, still: _Picture) -> bool:
         """Take ``still``, a ring standing still that an arm crosses from the first
