@@ -150,6 +150,38 @@ def test_what_a_still_spell_took_into_the_bare_border_is_no_arm_once_gone() -> N
     assert all(watch.update(_with_arm(_framed()), fit) for _ in range(3 * settle))
 
 
+def test_an_arm_held_still_where_the_earlier_border_held_part_of_one_is_still_an_arm() -> None:
+    """A player's arms cross the same part of the border each time, and an earlier
+    border may have been learned as one came in, faintly. An arm held there later is
+    still an arm: the border must have hardly changed from the earlier one to be bare
+    again, not merely be crossed from none of it (e2e bashni `ponder`, seed 579: lost at
+    ply 14 when it was)."""
+    watch, fit = ArmWatch(8, CELL), _fit()
+    settle = watch.settings.settle_frames
+
+    def with_sleeve(levels: int, gap: bool = False) -> np.ndarray:
+        """A sleeve ``levels`` lighter than what it covers, from the last row across the
+        near border; with a gap along the ring's middle rows."""
+        framed = _framed()
+        sleeve = framed[RING + 120 :, RING + 44 : RING + 64]
+        sleeve[:] = np.clip(sleeve.astype(int) + levels, 0, 255).astype(np.uint8)
+        if gap:
+            framed[RING + 130 : RING + 134, RING + 44 : RING + 64] = BORDER
+        return framed
+
+    def passing() -> np.ndarray:  # an arm elsewhere for a frame: a new still spell
+        framed = _framed()
+        cv2.rectangle(framed, (RING + 20, RING + 96), (RING + 30, 128 + 2 * RING), SKIN, -1)
+        return framed
+
+    assert not any(watch.update(_framed(), fit) for _ in range(settle + 2))
+    for picture in (with_sleeve(20, gap=True), _framed()):  # each learned, under a change
+        assert watch.update(passing(), fit)
+        assert not any(watch.update(picture, fit) for _ in range(settle + 2))
+    assert watch.update(passing(), fit)
+    assert all(watch.update(with_sleeve(40), fit) for _ in range(3 * settle))
+
+
 def test_a_shadow_in_the_first_frame_is_an_arm_once_gone_with_no_border_before_it() -> None:
     """The same shadow in the very first frame: there is no earlier border to compare
     with, and its going is an arm until it has stood still for ``stale_frames``."""
