@@ -258,8 +258,8 @@ class ArmWatch:
         shadowed = changed & (shade | picture.shade)
         if shadowed.any():  # a stack's shadow may lie across the ring
             now, then = ring[shadowed], lit[shadowed]
-            least = self.settings.shadow_least_levels
-            came, went = darkened_evenly(now, then, least), darkened_evenly(then, now, least)
+            dark = self.settings.shadow_least_levels
+            came, went = darkened_evenly(now, then, dark), darkened_evenly(then, now, dark)
             changed[shadowed] = ~(came | went)
         return np.asarray(changed, np.bool_)
 
