@@ -655,6 +655,16 @@ class Recorder:
         irregularity is preferred (:meth:`_fewer_visits_than_plies`)."""
         sequences = self._catch_up(picture)
         if not self._preferred_decided:
+            if (
+                picture.unknown_count > self.config.max_unknown_squares
+                and waited < self.config.irregularity_wait_seconds
+                and self._too_few_visits(sequences)
+            ):
+                # the irregular ply is judged on a picture read whole: the squares the
+                # plies change are the last a hand leaving uncovers (e2e pool `ponder`,
+                # seed 716: a5, b4 and e3 unread for two frames, and a5:e5 e3-d4 caught up
+                # where e3 had been taken off instead of d4)
+                return False
             self._preferred_decided = True
             self._preferred = self._fewer_visits_than_plies(picture, sequences)
         if self._preferred is not None:
@@ -740,10 +750,7 @@ class Recorder:
         capture whose jumped man stayed while another was taken off (I 5.4.12, S1 §9.4.12)
         looks exactly like the capture followed by the opponent moving that man onto the
         jumped square. Then the irregular ply is what happened (:mod:`rules.visits`)."""
-        if not sequences or self._open:
-            return None
-        plies = len(sequences[0])
-        if plies < 2 or not self._visits.fewer_than(plies):
+        if not self._too_few_visits(sequences):
             return None
         if picture.unknown_count > self.config.max_unknown_squares:
             return None
@@ -760,10 +767,18 @@ class Recorder:
             "ply %d: %d hand visit(s) for a catch-up of %d plies: %s preferred",
             self.ply + 1,
             self._visits.count,
-            plies,
+            len(sequences[0]),
             finding.kind.value,
         )
         return finding
+
+    def _too_few_visits(self, sequences: list[Seq]) -> bool:
+        """Whether the shortest of the catch-up's ``sequences`` has more plies than the
+        hands seen since the last picture (counted over an unbroken run) could play."""
+        if not sequences or self._open:
+            return False
+        plies = len(sequences[0])
+        return plies >= 2 and self._visits.fewer_than(plies)
 
     def _score(self, cand: Candidate, sums: list[list[float] | None]) -> float:
         """Log-likelihood of the window's evidence if ``cand`` is what stands on the board."""

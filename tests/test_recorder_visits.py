@@ -102,6 +102,29 @@ def test_one_hand_visit_is_a_wrong_piece_removed_not_two_plies(let_through: bool
     assert recorder.position.white == board.white and recorder.position.black == board.black
 
 
+def test_one_hand_visit_is_weighed_on_a_picture_read_whole() -> None:
+    """The hand's last frames, let through by the gate, still hide the two squares the
+    visit emptied and a third beside them (e2e pool ``ponder``, seed 716: three squares,
+    too many to judge an irregularity on): the two plies fit the squares read, and were
+    caught up before the one visit was weighed on a picture read whole."""
+    board = _wrong_piece_removed()
+    landed = Position.from_fen("international", "W:W21,40,45:B27,22,5")
+    hidden = frozenset({32 - 1, 22 - 1, 40 - 1})
+    recorder = _record(
+        [
+            _still(START),
+            _hand(START, 3),
+            _hand(landed, 3),
+            _hand(board, 3),
+            ("through", board, 2, hidden),
+            _still(board),
+        ]
+    )
+    assert [(f.kind, f.ply) for f in recorder.flags] == [(IrregularityKind.WRONG_PIECE_REMOVED, 1)]
+    assert [r.notation for r in recorder.record] == ["32x21"]
+    assert recorder.position.white == board.white and recorder.position.black == board.black
+
+
 def test_two_hand_visits_are_two_legal_plies() -> None:
     """Two hands, a moment apart: the board between them is seen for two frames only
     (too few to count), with the jumped square under the second hand's shadow."""
