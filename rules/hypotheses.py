@@ -143,10 +143,11 @@ def moved_tolerance(
 
 
 def moved_crowns(p: Position, m: Move, due: dict[Square, int], ply: int) -> dict[Square, int]:
-    """Crownings still awaited after ``m`` (played as ply ``ply``)."""
+    """Crownings still awaited after ``m`` (played as ply ``ply``). A new king his owner
+    moves on is judged no more: I 3.6 is about the board the opponent moved on, and where
+    he lands his second disc may not show (e2e czech ``hall``, seed 747: a king crowned
+    in time on e1, captured onto h4, read there as a man and flagged ``not_crowned``)."""
     out = {sq: k for sq, k in due.items() if sq != m.path[0] and sq not in m.captures}
-    if m.path[0] in due:
-        out[m.path[-1]] = due[m.path[0]]
     if m.promotes:
         out[m.path[-1]] = ply
     return out

@@ -917,7 +917,7 @@ class Recorder:
                 del self._crown_due[sq]
                 continue
             king = self.position.piece_at(sq)
-            if king is None:  # he moved on this ply: judged where he lands, next time
+            if king is None:  # his owner moved him on this ply: judged no more (moved_crowns)
                 continue
             man = Top.of(Piece(king.color))
             if picture.top(sq) is man and self._plainly_a_man(sq, man):

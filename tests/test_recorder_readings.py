@@ -352,6 +352,27 @@ def test_a_man_left_uncrowned_is_flagged_once_the_still_board_shows_him_plainly(
         assert [(f.kind.value, f.ply) for f in recorder.flags] == [(k, 1) for k in flags]
 
 
+def test_a_new_king_is_judged_uncrowned_only_where_he_was_crowned() -> None:
+    """Czech under the e2e's ``hall`` condition (seed 747): a king crowned on e1, read
+    between man and king over the still board after the reply, then captured onto h4,
+    where the kings model read him as a man by 1.0-1.5 nats a frame: flagged
+    ``not_crowned`` for a king crowned in time. I 3.6 is about the board the opponent
+    moved on; where the king goes next, he has the patience of any king who lands."""
+    start = Position.from_fen("international", "W:W7,46:B25,30")
+    crowned_on = start.variant.geometry.parse_square("2")
+    lands_on = start.variant.geometry.parse_square("19")
+    played = _played(start, ["7-2", "30-34", "2-19"])
+    for moved, flags in ((False, ["not_crowned"]), (True, [])):
+        frames = _frames(played[:3], read=_king_leaning_man(crowned_on, 0.65))
+        if moved:
+            _still(frames, _tops(played[2]), 5, hand=True)  # the owner's hand
+        where, board = (lands_on, played[3]) if moved else (crowned_on, played[2])
+        _still(frames, _tops(board), 40, read=_king_leaning_man(where, 0.95))
+        recorder = _record(frames, Recorder(start.variant, start=start))
+        assert len(recorder.record) == 2 + moved
+        assert [(f.kind.value, f.ply) for f in recorder.flags] == [(k, 1) for k in flags]
+
+
 def test_a_king_who_reads_as_a_weak_man_is_not_flagged_uncrowned() -> None:
     """Pool under the e2e's ``hard`` condition (seed 105, ply 38): a king who had just
     captured onto c5 read as a man 0.3-0.9 frame by frame, and was flagged
