@@ -300,6 +300,14 @@ def calibrate_position(
             f"{source}: {int(odd.sum())} squares do not look like the rest of the {what}"
             f" ({names}): a hand over the board, or pieces out of place"
         )
+    if len(_merge_alike(colours[turns], _groups(white, black))) < 2:
+        # One group: no square could look like another group, and any board would pass,
+        # an empty one (a table before the players set up) or one plies into the game
+        # (e2e portuguese `hard`, seed 757: calibrated at frame 508 under a hand).
+        raise CalibrationError(
+            f"{source}: the {what}'s men and empty squares all look alike: the {what} not"
+            " set up (no pieces yet, or pieces moved), or a hand over it"
+        )
     lookalike = lookalike_squares(colours[turns], white, black, rims)
     if lookalike.any() and not _lone_lookalike(lookalike, odd, rims, white, black):
         names = ", ".join(geometry.name(sq) for sq in squares[lookalike][:8])

@@ -236,6 +236,26 @@ def test_a_hand_over_the_start_position_is_refused_with_a_reason() -> None:
         calibrate_start_position(image, RUSSIAN, source="frame 7")
 
 
+@pytest.mark.parametrize(("variant", "seed"), [("russian", 752), ("international", 5)])
+def test_an_empty_board_is_not_the_start_position(variant: str, seed: int) -> None:
+    # A table waits with its board empty before the players set up: with every square
+    # alike, the start's three groups were one, nothing looked like another group, and
+    # the empty board was calibrated as the start position.
+    pytest.importorskip("synth.render")
+    from bench.e2e_script import CONDITIONS
+    from bench.e2e_video import style_for
+    from calibration.table import calibrate_start_position
+    from rules.position import Position
+    from synth.render import Renderer
+
+    rules = find_variant(variant)
+    style = style_for(rules, CONDITIONS["default"], seed)
+    with Renderer((640, 480)) as renderer:
+        empty = renderer.render_placements(Position.initial(rules), [], style)
+    with pytest.raises(CalibrationError, match="all look alike: the start position not set up"):
+        calibrate_start_position(empty.image, rules, source="frame 0")
+
+
 @pytest.mark.parametrize(
     ("variant", "condition", "seed"),
     [
@@ -283,7 +303,7 @@ def test_a_start_calibrates_and_a_few_plies_on_does_not(
             for move in game.moves[:plies]:
                 position = position.play(move)
             later = renderer.render(position, style)
-            with pytest.raises(CalibrationError, match="pieces moved|pieces out of place"):
+            with pytest.raises(CalibrationError, match=r"pieces moved|pieces out of place"):
                 calibrate_start_position(later.image, rules, source=f"ply {plies}")
 
 
