@@ -426,18 +426,22 @@ def off_colour_allowance(
     WA0167: a grey man, a pale one and a shadowed square). A hand's fingers cross the
     squares they cover with edges of their own.
 
-    A set whose dark men match the dark squares (green on green) has two groups that
-    never stand apart. There the share is allowed only when the groups do stand apart
-    with those two as one, and every odd square is a man lighter than his group: a
-    lamp's glare washes out glossy men, while a hand over the board covers squares of
-    every kind (docs/vision.md, "Sets whose dark men match the dark squares")."""
+    Where the groups do not all stand apart, the share is allowed when every odd square
+    is a man lighter than his group (a lamp's glare washes out glossy men, while a hand
+    over the board covers squares of every kind) and the empty squares stand apart from
+    each group of men, alike groups taken as one: a man moved still looks like the other
+    kind. So a set whose dark men match the dark squares (green on green: docs/vision.md,
+    "Sets whose dark men match the dark squares"), and one whose two sides' men stand
+    less far apart than their spreads (e2e portuguese `hard`, seed 757: red men, three
+    of them washed out by the lamp, 50 Lab from the green ones)."""
     groups = _groups(white, black)
     share = max(MAX_OFF_COLOUR_SQUARES, len(colours) // OFF_COLOUR_SHARE)
     if _all_apart(colours, groups) or np.all(_rim_reads(rims, white, black)[0][odd]):
         return share
     merged = _merge_alike(colours, groups)
     washed = np.all(_washed_men(colours, white, black)[odd])
-    if len(merged) < len(groups) and _all_apart(colours, merged) and washed:
+    empties = next(g for g in merged if (g & ~(white | black)).any())
+    if washed and all(_stand_apart(colours, empties, g) for g in merged if g is not empties):
         return share
     return MAX_OFF_COLOUR_SQUARES
 
