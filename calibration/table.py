@@ -303,7 +303,7 @@ def calibrate_position(
     if len(_merge_alike(colours[turns], _groups(white, black))) < 2:
         # One group: no square could look like another group, and any board would pass,
         # an empty one (a table before the players set up) or one plies into the game
-        # (e2e portuguese `hard`, seed 757: calibrated at frame 508 under a hand).
+        # (e2e portuguese `hard`, seed 758: calibrated at frame 508 under a hand).
         raise CalibrationError(
             f"{source}: the {what}'s men and empty squares all look alike: the {what} not"
             " set up (no pieces yet, or pieces moved), or a hand over it"
@@ -432,7 +432,7 @@ def off_colour_allowance(
     each group of men, alike groups taken as one: a man moved still looks like the other
     kind. So a set whose dark men match the dark squares (green on green: docs/vision.md,
     "Sets whose dark men match the dark squares"), and one whose two sides' men stand
-    less far apart than their spreads (e2e portuguese `hard`, seed 757: red men, three
+    less far apart than their spreads (e2e portuguese `hard`, seed 758: red men, three
     of them washed out by the lamp, 50 Lab from the green ones)."""
     groups = _groups(white, black)
     share = max(MAX_OFF_COLOUR_SQUARES, len(colours) // OFF_COLOUR_SHARE)
