@@ -29,6 +29,9 @@ class Picture:
     known: Bitboard
     loose: Bitboard = 0
     """Squares read as kings that may be men (see :meth:`loosened`)."""
+    filled: Bitboard = 0
+    """Unknown squares read with confidence as holding a piece, of a side not read (a
+    man a lamp's glare washed out): they match any top, but a piece is there."""
 
     @classmethod
     def from_tops(cls, variant: Variant, tops: dict[Square, Top]) -> Picture:

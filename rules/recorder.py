@@ -402,9 +402,11 @@ class Recorder:
         clear but whose rank is not (man and king of one colour lead, close together) is
         read as a king that may be a man (:attr:`Picture.loose`): left unknown, it would
         let a move that empties it fit the picture (a captured piece left on the board,
-        read for a few frames as a king, was recorded as taken)."""
+        read for a few frames as a king, was recorded as taken). A square whose side is
+        not clear but whose piece is, by the same leads over empty, is unknown and
+        :attr:`Picture.filled`."""
         tops: dict[Square, Top] = {}
-        loose = 0
+        loose = filled = 0
         margin = self.config.confident_square_nats
         side_margin = self.config.confident_side_frame_nats
         bits = self.variant.geometry.bits
@@ -413,7 +415,11 @@ class Recorder:
                 continue
             order = sorted(range(TOP_COUNT), key=s.__getitem__, reverse=True)
             other_side = next(t for t in order if SIDE[t] != SIDE[order[0]])
-            if s[order[0]] - s[other_side] < side_margin * max(frames[sq], 1):
+            lead = side_margin * max(frames[sq], 1)
+            if s[order[0]] - s[other_side] < lead:
+                piece_lead = s[order[0]] - s[Top.EMPTY]
+                if piece_lead >= max(lead, margin):
+                    filled |= bits[sq]
                 continue
             if s[order[0]] - s[order[1]] >= margin:
                 tops[sq] = Top(order[0])
@@ -421,7 +427,7 @@ class Recorder:
                 tops[sq] = Top.WHITE_KING if SIDE[order[0]] == 1 else Top.BLACK_KING
                 loose |= bits[sq]
         picture = Picture.from_tops(self.variant, tops)
-        return dataclasses.replace(picture, loose=loose) if loose else picture
+        return dataclasses.replace(picture, loose=loose, filled=filled)
 
     def _frames(self) -> list[int]:
         """Frames of the window that read each square."""
@@ -1237,14 +1243,20 @@ def _lifted(position: Position, picture: Picture) -> bool:
     """Whether the picture differs from the position only by pieces of the side to move
     gone from their squares: no piece arrived anywhere, none of the opponent's left. A
     move is made when the player lets go of the piece, and until then he may still put it
-    elsewhere (I 3.10, 3.12): a piece in his hand, or under it, is a move in progress."""
+    elsewhere (I 3.10, 3.12): a piece in his hand, or under it, is a move in progress.
+
+    A piece whose side is not read (:attr:`Picture.filled`) on a square that was empty
+    arrived too: e2e english `hard`, seed 763, a black man captured onto a lamp's glare
+    spot read a quarter each of the four pieces, the captured man left on the board, and
+    the picture was taken for a lifted man for its 30 s."""
     arrived = (picture.white & ~position.white) | (picture.black & ~position.black)
+    landed = picture.filled & ~(position.white | position.black)
     white_gone = position.white & ~picture.white
     black_gone = position.black & ~picture.black
     mine, theirs = (
         (white_gone, black_gone) if position.turn is Color.WHITE else (black_gone, white_gone)
     )
-    return bool(mine & picture.known) and not (arrived | theirs) & picture.known
+    return bool(mine & picture.known) and not ((arrived | theirs) & picture.known | landed)
 
 
 def _mover(position: Position, picture: Picture) -> Color | None:

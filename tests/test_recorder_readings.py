@@ -200,6 +200,33 @@ def test_a_captured_piece_left_of_unsure_rank_is_not_taken_for_captured() -> Non
     assert recorder.position.piece_at(square) == positions[-1].piece_at(square)
 
 
+def _of_no_side(square: int) -> Reader:
+    """A classifier sure a piece stands on ``square`` and not of which: a quarter each of
+    the four (a man a lamp's glare washed out to white)."""
+
+    def read(sq: int, top: Top) -> SquareReading:
+        if sq == square and top is not Top.EMPTY:
+            return SquareReading((0.0, 0.25, 0.25, 0.25, 0.25))
+        return SquareReading.certain(top)
+
+    return read
+
+
+def test_a_capture_onto_a_square_read_of_no_side_is_not_a_man_lifted() -> None:
+    """English, rendered under `hard` (seed 763): 15x22 with the man on 18 left on the
+    board, the capturing man washed out on 22 by the lamp. With 22 unknown, the picture
+    read as Black's man lifted from 15, a move in progress, for 30 s, and nothing was
+    flagged; but a piece surely stands on 22, which was empty, so a piece arrived."""
+    variant = find_variant("english")
+    positions = _played(Position.initial(variant), ["10-15", "23-19", "7-10", "22-18"])
+    left = list(_tops(positions[-1].push_text("15x22")))
+    left[variant.geometry.parse_square("18")] = Top.WHITE_MAN
+    boards = [_tops(p) for p in positions] + [tuple(left)]
+    read = _of_no_side(variant.geometry.parse_square("22"))
+    recorder = _record(_frames(boards, read, hold=40), Recorder(variant))
+    assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 5)]
+
+
 def test_a_man_of_unsure_rank_still_moves() -> None:
     """The side read, the rank open: a man of unsure rank is no obstacle to the moves
     around it, and moving it is recorded."""
