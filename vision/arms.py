@@ -195,7 +195,7 @@ class ArmWatch:
         if spell_begins and crosses_bare and not self._bare_settled:
             if self._bare_if_still_twice(_Picture(frame.copy(), ring, hidden, shade)):
                 arm = False
-        elif board_clear and self._left is None and settled and changed.sum() < self._least:
+        elif board_clear and self._left is None and settled and self._slight(changed):
             if not self._learned_in_spell:
                 self._earlier, self._learned_in_spell = self._bare, True
             self._bare = _Picture(frame.copy(), ring, hidden, shade)
@@ -222,7 +222,7 @@ class ArmWatch:
         (e2e bashni `ponder`, seed 579: lost at ply 14)."""
         if self._earlier is None:
             return False
-        return bool(self._changed(ring, self._earlier, hidden, shade).sum() < self._least)
+        return self._slight(self._changed(ring, self._earlier, hidden, shade))
 
     def _bare_if_still_twice(self, still: _Picture) -> bool:
         """Take ``still``, a ring standing still that an arm crosses from the first
@@ -231,7 +231,7 @@ class ArmWatch:
         candidate, self._candidate = self._candidate, still
         if candidate is None:
             return False
-        if self._changed(still.ring, candidate, still.hidden, still.shade).sum() >= self._least:
+        if not self._slight(self._changed(still.ring, candidate, still.hidden, still.shade)):
             return False
         self._bare, self._left, self._candidate, self._bare_settled = still, None, None, True
         return True
@@ -262,6 +262,10 @@ class ArmWatch:
             came, went = darkened_evenly(now, then, dark), darkened_evenly(then, now, dark)
             changed[shadowed] = ~(came | went)
         return np.asarray(changed, np.bool_)
+
+    def _slight(self, changed: npt.NDArray[np.bool_]) -> bool:
+        """Whether ``changed`` covers less of the ring than a crossing arm's least share."""
+        return bool(changed.sum() < self._least)
 
     def _crossing(self, changed: npt.NDArray[np.bool_]) -> bool:
         """A part of ``changed`` that joins the ring's outer edge to its inner one, over
