@@ -11,6 +11,7 @@ import pytest
 from calibration.table import calibrate_start_position
 from rules import find_variant
 from rules.position import Position
+from rules.recorder import RecorderConfig
 from vision.board_spec import MarkerBoardSpec
 from vision.camera import crops_and_views
 from vision.classifier import SquareReads, read_squares
@@ -236,6 +237,20 @@ def test_a_square_read_unsure_is_read_every_frame() -> None:
     memory.remember(np.arange(4), unsure, None)
     assert memory.to_read("reader", (), crops, views).tolist() == [2]
     assert memory.to_read("reader", (), crops, views).tolist() == [2]
+
+
+def test_a_reading_the_recorder_weighs_by_degree_is_not_repeated() -> None:
+    """A king read as a man by 0.93 (e2e italian `ponder`, seed 804): the recorder floors
+    probabilities at 0.01, so it weighs such a reading by degree, and ten repeats of it
+    flagged him `not_crowned` where fresh readings swung from man to king. Read again;
+    one at the floor is kept."""
+    memory, crops, views = _remembered(4)
+    readings = _sure(4)
+    readings[1] = [0.0, 0.0, 0.0, 0.93, 0.07]
+    readings[3] = [0.0, 0.0, 0.0, 0.995, 0.005]
+    memory.remember(np.arange(4), readings, None)
+    assert memory.to_read("reader", (), crops, views).tolist() == [1]
+    assert RecorderConfig().probability_floor == pytest.approx(1.0 - MemorySettings().sure)
 
 
 def test_signature_is_block_means() -> None:
