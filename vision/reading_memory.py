@@ -58,9 +58,9 @@ class MemorySettings:
     international `hall` video, readings kept from earlier frames differed from fresh
     ones by 0.2 at the median frame without this rule; docs/vision.md). 0.99 is the
     recorder's probability floor's complement: a reading it weighs by degree is never
-    repeated. At 0.9, a king the kings model read as a man by 0.93 once, and by 0.1-0.9
-    in the fresh readings that followed, was repeated for the ten frames that judged him,
-    and flagged `not_crowned` (e2e italian `ponder`, seed 804)."""
+    repeated. At 0.9, a king read as a man by 0.93 on one frame (and from man 0.93 to
+    king 0.9 on the fresh frames around it) was read so on all six frames that judged
+    him, and flagged `not_crowned` (e2e italian `ponder`, seed 804)."""
 
 
 class ReadingMemory:
