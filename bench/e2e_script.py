@@ -50,6 +50,10 @@ class Condition:
     exposure_period_seconds: float = 30.0
     shadow_every_seconds: float = 0.0
     """Rendered chain: a spectator's soft shadow drifts across the board about this often."""
+    knock_every: int = 0
+    """Rendered chain: on every ``knock_every``-th ply the mover's hand knocks the board
+    as it comes in (synth's ``Timing.knock_every``): it moves by a square's third or so and
+    turns by up to two degrees."""
 
 
 CONDITIONS = {
@@ -67,6 +71,8 @@ CONDITIONS = {
         exposure_swing=0.15,
         shadow_every_seconds=25.0,
     ),
+    # Players who knock the board as they reach for a piece, now and then.
+    "knocked": Condition("knocked", knock_every=5),
 }
 
 

@@ -35,7 +35,7 @@ from rules import Color, Position, Variant, find_variant
 from rules.observation import Top
 from rules.pieces import parse_stack
 from synth.board_texture import layout_for
-from synth.game import Timing, game_frames
+from synth.game import Knocks, Timing, game_frames
 from synth.pieces import placements
 from synth.render import Renderer
 from synth.scene import Style
@@ -120,7 +120,11 @@ def timing_for(condition: Condition) -> Timing:
     still = round(condition.still_seconds * condition.fps * (1.0 - 0.5 * condition.extra_hands))
     ponder = round(condition.ponder_seconds * condition.fps)
     return Timing(
-        fps=condition.fps, still=max(1, still), ponder=ponder, ponder_every=condition.ponder_every
+        fps=condition.fps,
+        still=max(1, still),
+        ponder=ponder,
+        ponder_every=condition.ponder_every,
+        knock_every=condition.knock_every,
     )
 
 
@@ -291,8 +295,10 @@ def _script_frames(
     script = play_script(game.start, game.moves, condition, seed=seed, injection=injection)
     layout = layout_for(style, variant.geometry)
     rng = random.Random(seed)
+    knocks = Knocks(timing_for(condition), style.seed)
     with Renderer(SIZE) as renderer:
         for frame in script.frames:
+            knocks.follow(frame.plies_done + 1, frame.hand)
             position = Position.from_stacks(
                 variant, {sq: s for sq, s in enumerate(frame.board) if s}, Color.WHITE
             )
@@ -300,11 +306,14 @@ def _script_frames(
             if frame.hand:
                 row, col = variant.geometry.rowcol(rng.choice(variant.geometry.squares))
                 target = (*layout.cell_centre(row, col), HAND_HEIGHT_MM)
-            sway = (0.6 * math.sin(frame.index / 9.0), 0.6 * math.cos(frame.index / 13.0))
+            sway = (
+                0.6 * math.sin(frame.index / 9.0) + knocks.shift[0],
+                0.6 * math.cos(frame.index / 13.0) + knocks.shift[1],
+            )
             rendered = renderer.render_placements(
                 position,
                 placements(position, layout),
-                style,
+                dataclasses.replace(style, roll_deg=style.roll_deg + knocks.turn),
                 hand_target=target,
                 camera_jitter=sway,
                 frame_seed=frame.index,

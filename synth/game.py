@@ -59,6 +59,14 @@ class Timing:
     ``ponder_every``-th ply (a player thinking with his hand over the board)."""
     ponder_every: int = 0
     """Which plies are thought over so (0: none)."""
+    knock_every: int = 0
+    """On every ``knock_every``-th ply the mover's hand knocks the board as it comes in
+    (0: never): the board stands ``knock_mm`` from where it stood at the start, in a new
+    random direction, turned by up to ``knock_degrees``, until the next knock (a board
+    knocked and pushed back roughly; drawn as the camera moving, which the image shows as
+    the board moving)."""
+    knock_mm: float = 12.0
+    knock_degrees: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -270,6 +278,29 @@ def _carry(
         yield table.frame("carry", grip_at(xy, tower, LIFT_MM), carried)
 
 
+class Knocks:
+    """Where the last knock (:attr:`Timing.knock_every`) left the view: ``shift`` in mm of
+    the aim point and ``turn`` in degrees of roll. Their own random stream (seeded by the
+    style's seed), so a game without knocks renders as before they existed."""
+
+    def __init__(self, timing: Timing, seed: int) -> None:
+        self._timing, self._rng = timing, np.random.default_rng((seed, 7919))
+        self._last_ply = 0
+        self.shift = np.zeros(2)
+        self.turn = 0.0
+
+    def follow(self, ply: int, entering: bool) -> None:
+        """The frame shows ``ply``'s hand coming in (``entering``) or not: the board is
+        knocked on the first such frame of a knocked ply."""
+        every = self._timing.knock_every
+        if not every or not entering or ply % every or ply == self._last_ply:
+            return
+        self._last_ply = ply
+        angle = self._rng.uniform(0.0, 2.0 * math.pi)
+        self.shift = self._timing.knock_mm * np.array([math.cos(angle), math.sin(angle)])
+        self.turn = self._rng.uniform(-1.0, 1.0) * self._timing.knock_degrees
+
+
 def game_frames(
     renderer: Renderer,
     start: Position,
@@ -289,6 +320,7 @@ def game_frames(
     grip_radius, _ = disc_size(layout)
     rng = np.random.default_rng((style.seed, 104729))
     sway = np.zeros(2)
+    knocks = Knocks(timing, style.seed)
     base_hand = style.hand or HandStyle(
         side="near",
         target=(0.0, 0.0),
@@ -298,8 +330,10 @@ def game_frames(
     )
     for index, (state, position) in enumerate(_states(start, moves, style, layout, timing)):
         sway = 0.9 * sway + rng.normal(0.0, 0.4, 2)
+        knocks.follow(state.ply, state.phase == "enter")
         frame_style = dataclasses.replace(
             style,
+            roll_deg=style.roll_deg + knocks.turn,
             exposure=style.exposure * (1.0 + 0.03 * math.sin(index / 37.0)),
             hand=dataclasses.replace(base_hand, side=state.side) if state.hand else None,
         )
@@ -315,7 +349,7 @@ def game_frames(
             placed,
             frame_style,
             hand_target=state.hand,
-            camera_jitter=(float(sway[0]), float(sway[1])),
+            camera_jitter=(float(sway[0] + knocks.shift[0]), float(sway[1] + knocks.shift[1])),
             frame_seed=index,
             hand_pose=state.pose,
             grip_radius_mm=grip_radius,

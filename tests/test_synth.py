@@ -318,6 +318,33 @@ def test_the_hand_presses_the_clock_after_the_move_and_before_leaving() -> None:
         assert pressed[clock[-1] :] == [mover] * (len(played) - clock[-1])
 
 
+def test_a_knocked_board_moves_as_the_hand_comes_in_and_stays_there() -> None:
+    russian = find_variant("russian")
+    position, moves = Position.initial(russian), []
+    for text in ("c3-d4", "f6-e5", "d4xf6", "g7xe5"):
+        moves.append(position.parse_move(text))
+        position = position.play(moves[-1])
+    timing = Timing(enter=2, carry=1, leave=1, still=2, clock=1, knock_every=2)
+    style = Style.random(4, russian, hand=False)
+    with Renderer((320, 240)) as renderer:
+        frames = [
+            t for _, t in game_frames(renderer, Position.initial(russian), moves, style, timing)
+        ]
+
+    def board_centre(truth: dict[str, Any]) -> NDArray[np.float64]:
+        return np.mean(list(truth["centres"].values()), axis=0)
+
+    home = board_centre(frames[0])
+    moved = [float(np.linalg.norm(board_centre(t) - home)) for t in frames]
+    knocks = [i for i, t in enumerate(frames) if t["phase"] == "enter" and t["ply"] in (2, 4)]
+    first, second = knocks[0], knocks[2]  # the first enter frame of plies 2 and 4
+    assert max(moved[:first]) < 2.0  # the camera's sway alone
+    assert min(moved[first:second]) > 4.0  # knocked away, and left there
+    between = [board_centre(t) for t in frames[first:second]]
+    assert max(float(np.linalg.norm(c - between[0])) for c in between) < 2.0
+    assert min(moved[second:]) > 4.0  # knocked again, no nearer home
+
+
 def test_a_column_capture_puts_each_prisoner_under_the_tower_as_it_is_taken() -> None:
     bashni = find_variant("bashni")
     g = bashni.geometry

@@ -94,6 +94,37 @@ def test_a_bare_border_learned_through_a_fit_a_row_off_is_cut_again_when_refitte
     assert watch.update(_with_arm(_framed()), fit)
 
 
+def _on_table(
+    framed: np.ndarray, turn_degrees: float, shift: float
+) -> tuple[np.ndarray, BoardLocation]:
+    """``framed`` laid on a grained table in a 200x200 camera frame, turned and shifted
+    by so much, and the fit of it there."""
+    table = np.random.default_rng(3).integers(90, 170, (200, 200, 1)).repeat(3, axis=2)
+    frame = cv2.GaussianBlur(table.astype(np.uint8), (5, 5), 0)
+    placed = cv2.getRotationMatrix2D((72, 72), turn_degrees, 1.0)
+    placed[:, 2] += 28 + shift
+    to_frame = np.vstack([placed, [0, 0, 1]])
+    cv2.warpPerspective(framed, to_frame, (200, 200), frame, borderMode=cv2.BORDER_TRANSPARENT)
+    to_squares = np.array([[1 / CELL, 0, -RING / CELL], [0, 1 / CELL, -RING / CELL], [0, 0, 1]])
+    grid = np.array([[0, 0], [128, 0], [128, 128], [0, 128]], np.float64) + RING
+    corners = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), to_frame).reshape(4, 2)
+    return frame, BoardLocation(to_squares @ np.linalg.inv(to_frame), 8, corners, 0.1, "test")
+
+
+def test_a_knocked_board_is_no_arm_and_an_arm_is_seen_after_it() -> None:
+    """e2e russian `knocked` seed 900: a knock moved the board by a third of a square and
+    turned it, the tracker fitted it where it lay, and the border learned before the
+    knock, cut from its old frame through the new fit, was an arm for good (every ply
+    from the knock on lost)."""
+    watch = ArmWatch(8, CELL)
+    before, fit = _on_table(_framed(), 0.0, 0.0)
+    for _ in range(12):
+        assert not watch.update(before, fit)
+    knocked, moved = _on_table(_framed(), 2.0, 5.0)
+    assert not any(watch.update(knocked, moved) for _ in range(3))
+    assert watch.update(_on_table(_with_arm(_framed()), 2.0, 5.0)[0], moved)
+
+
 def test_something_left_across_the_border_is_learned_and_forgotten_once_gone() -> None:
     """The recorder must not stay blind for good: a crossing change that stands still
     for ``stale_frames`` is learned; once the bare border shows again, an arm over the

@@ -38,7 +38,9 @@ still for ``stale_frames`` is learned too, as the *left* picture (something left
 across the border must not blind the recorder for good), and is forgotten when the ring
 shows its bare picture again. Both are kept as the camera's frames and cut again
 whenever the tracker fits the board anew: a picture cut through a fit a row off (under
-an arm, in low light) would otherwise differ from every later frame.
+an arm, in low light) would otherwise differ from every later frame. Unless the new fit
+follows the board to where a knock moved it in the image: then the frames are moved
+with the board (:meth:`ArmWatch._refit`).
 """
 
 from __future__ import annotations
@@ -169,12 +171,8 @@ class ArmWatch:
         ring = self._cut(frame, location)
         hidden = self._ring & hidden if hidden is not None else np.zeros_like(self._ring)
         shade = self._ring & shade if shade is not None else np.zeros_like(self._ring)
-        if location is not self._fit:  # a new fit: cut the references through it
-            self._fit = location
-            for picture in (self._bare, self._left, self._candidate, self._earlier):
-                if picture is not None:
-                    picture.ring = self._cut(picture.frame, location)
-            self._previous = None
+        if location is not self._fit:
+            self._refit(location, ring, hidden, shade)
         previous = self._previous if self._previous is not None else ring
         self._previous = ring
         moving = changed_pixels(ring, previous, s.change) & self._ring
@@ -207,6 +205,40 @@ class ArmWatch:
             self._left = _Picture(frame.copy(), ring, hidden, shade)
             arm = False
         return arm
+
+    def _refit(self, location: BoardLocation, ring: FloatImage, hidden: Mask, shade: Mask) -> None:
+        """Cut the references through ``location``, a new fit. One that only corrects
+        where the board lies (a fit a row off, under an arm or in low light) cuts them
+        again from their camera frames; one that follows the board to where it now lies
+        in the image (a board or camera knocked: e2e `knocked`, seed 900, where the old
+        frames cut through the new fit were an arm for good and the game was lost from
+        the knock on) carries the frames along with the board. Which of the two: the one
+        that leaves the bare ring less changed from ``ring``, the present one, by half
+        (a fit moved by under a pixel is a correction)."""
+        previous, self._fit, self._previous = self._fit, location, None
+        pictures = [
+            p for p in (self._bare, self._left, self._candidate, self._earlier) if p is not None
+        ]
+        if (
+            previous is not None
+            and self._bare is not None
+            and np.abs(location.corners_px - previous.corners_px).max() >= 1.0
+            and self._followed_the_board(self._bare, location, ring, hidden, shade)
+        ):
+            for picture in pictures:  # its ring, cut through the old fit, stands as it is
+                picture.frame = _carried(picture.frame, previous, location)
+            return
+        for picture in pictures:
+            picture.ring = self._cut(picture.frame, location)
+
+    def _followed_the_board(
+        self, bare: _Picture, location: BoardLocation, ring: FloatImage, hidden: Mask, shade: Mask
+    ) -> bool:
+        """Whether ``ring`` matches the bare ring as cut through the old fit by far better
+        (changed pixels under half) than as cut again through ``location``."""
+        again = _Picture(bare.frame, self._cut(bare.frame, location), bare.hidden, bare.shade)
+        carried = int(self._changed(ring, bare, hidden, shade).sum())
+        return 2 * carried < int(self._changed(ring, again, hidden, shade).sum())
 
     def _as_before(self, ring: FloatImage, hidden: Mask, shade: Mask) -> bool:
         """Whether ``ring``, standing still and crossed from the bare ring, has hardly
@@ -288,3 +320,11 @@ class ArmWatch:
             and max(stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]) <= widest
             for k in at_outer & at_inner
         )
+
+
+def _carried(frame: Image, before: BoardLocation, after: BoardLocation) -> Image:
+    """``frame`` with its board moved from where ``before`` fits it to where ``after``
+    does (the board plane's homography from one fit to the other)."""
+    image_to_image = np.linalg.inv(after.homography) @ before.homography
+    size = (frame.shape[1], frame.shape[0])
+    return np.asarray(cv2.warpPerspective(frame, image_to_image, size), np.uint8)
