@@ -63,6 +63,33 @@ KING_MARKS = ("stack", "crown")
 STICKER_RADII = (0.45, 0.85)
 
 
+CORNER_PX = 400.0
+"""From the centre to a corner of the 640x480 frame that ``Style.focal_px`` is given for."""
+
+
+def lens_folds(distortion: tuple[float, float], focal_px: float) -> bool:
+    """Whether OpenCV's radial model, ``r (1 + k1 r^2 + k2 r^4)`` of the undistorted radius
+    ``r``, stops growing before it reaches the frame's corner (``CORNER_PX`` over
+    ``focal_px``): such a lens sees nothing in the corners, undistorting them diverges,
+    and the render shrank its pinhole camera to a focal length of a few pixels, a blur
+    (:meth:`synth.camera.Camera.pinhole`; e2e brazilian, seed 904: k1 -0.21, k2 -0.04 at
+    469 px, never calibrated). Why not OpenCV: its undistortion iterates without saying
+    whether it converged."""
+    k1, k2 = distortion
+    corner = CORNER_PX / focal_px
+    r = np.linspace(0.0, 3.0 * corner, 3001)
+    seen = r * (1.0 + k1 * r**2 + k2 * r**4)
+    reach = int(np.argmax(seen >= corner)) if bool((seen >= corner).any()) else len(r)
+    return reach == len(r) or bool(np.any(np.diff(seen[: reach + 1]) <= 0.0))
+
+
+def _within_frame(distortion: tuple[float, float], focal_px: float) -> tuple[float, float]:
+    """``distortion`` halved until it no longer folds inside the frame (:func:`lens_folds`)."""
+    while lens_folds(distortion, focal_px):
+        distortion = (distortion[0] / 2, distortion[1] / 2)
+    return distortion
+
+
 def _check_choice(field: str, value: str, options: tuple[str, ...]) -> None:
     if value not in options:
         raise ValueError(f"unknown {field} {value!r} (expected one of {options})")
@@ -168,6 +195,11 @@ class Style:
             raise ValueError(
                 f"border {self.border_mm:.1f} mm is too narrow for the ArUco markers "
                 f"(needs {board_spec.MIN_BORDER_MM} mm)"
+            )
+        if lens_folds(self.distortion, self.focal_px):
+            raise ValueError(
+                f"lens distortion {self.distortion} folds before the frame's corner at a "
+                f"focal length of {self.focal_px:.0f} px: the lens would see nothing there"
             )
         if not 0 <= self.jpeg_quality <= 100:
             raise ValueError(f"JPEG quality {self.jpeg_quality} is outside 0..100")
@@ -281,7 +313,7 @@ class Style:
             tilt_deg=float(rng.uniform(0, 35)),
             azimuth_deg=float(rng.normal(0, 6)),
             roll_deg=float(rng.normal(0, 4)),
-            focal_px=float(rng.uniform(450, 900)),
+            focal_px=(focal := float(rng.uniform(450, 900))),
             fill=float(rng.uniform(0.6, 0.85)),
             offset=(float(rng.normal(0, 0.03)), float(rng.normal(0, 0.03))),
             light_azimuth_deg=float(rng.uniform(0, 360)),
@@ -293,10 +325,11 @@ class Style:
             blur_sigma=float(rng.choice([0.0, 0.0, rng.uniform(0.3, 1.2)])),
             jpeg_quality=int(rng.choice([0, int(rng.integers(55, 95))])),
             piece_jitter_mm=float(rng.uniform(0.3, 1.8)),
-            distortion=(
+            distortion=_within_frame(
                 (float(rng.uniform(-0.3, 0.05)), float(rng.uniform(-0.05, 0.1)))
                 if rng.random() < 0.35
-                else (0.0, 0.0)
+                else (0.0, 0.0),
+                focal,
             ),
             hand=hand_style,
             table_texture=table_texture,

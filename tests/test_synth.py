@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 from rules import Position, find_variant
 from rules.pieces import parse_stack
 from rules.variants import Color
+from synth.camera import place_camera
 from synth.game import Timing, game_frames
 from synth.render import Renderer
 from synth.scene import STICKER_RADII, HandStyle, Style
@@ -199,6 +200,19 @@ def test_bad_styles_and_positions_are_refused_by_name(renderer: Renderer) -> Non
         ValueError, match="russian position cannot stand on the international board"
     ):
         renderer.render(Position.initial(find_variant("russian")), Style.random(0, INTERNATIONAL))
+
+
+def test_a_lens_that_folds_inside_the_frame_is_refused_and_never_drawn() -> None:
+    """e2e brazilian `knocked` seed 904: k1 -0.21 and k2 -0.04 at 469 px turn back before
+    the frame's corner; the pinhole render shrank to a focal length of 19 px, the video was
+    a blur and the table never calibrated."""
+    with pytest.raises(ValueError, match="folds before the frame's corner"):
+        Style(seed=0, variant="russian", focal_px=469.0, distortion=(-0.206, -0.044))
+    for seed in (904, *range(40)):
+        style = Style.random(seed, "brazilian", hand=False)
+        camera = place_camera(style, 300.0, (640, 480))
+        assert camera.pinhole().K[0, 0] > 0.6 * camera.K[0, 0], seed
+    assert Style.random(904, "brazilian", hand=False).distortion != (0.0, 0.0)  # halved
 
 
 def test_a_game_shows_the_move_the_captures_and_the_crowning() -> None:
