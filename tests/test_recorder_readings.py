@@ -200,6 +200,36 @@ def test_a_captured_piece_left_of_unsure_rank_is_not_taken_for_captured() -> Non
     assert recorder.position.piece_at(square) == positions[-1].piece_at(square)
 
 
+def test_a_capture_recorded_before_its_piece_left_was_read_is_flagged_at_its_ply() -> None:
+    """International, rendered under `knocked` (seed 900): 28x17 with the black man on
+    22 left on the board, read unsure of his side (empty a little ahead) as the hand
+    left, so 28x17 fitted the rest and was recorded; read plainly a moment later, he
+    stood where nothing from 28x17 puts a man, and the picture was flagged unexplained.
+    It is the capture, its piece left: flagged at its own ply, the man kept."""
+    variant = find_variant("international")
+    positions = _played(Position.initial(variant), ["32-28", "17-22"])
+    left = list(_tops(positions[-1].push_text("28x17")))
+    square = variant.geometry.parse_square("22")
+    left[square] = Top.BLACK_MAN
+    boards = [_tops(p) for p in positions] + [tuple(left)]
+
+    def unsure_at_first(sq: int, top: Top) -> SquareReading:
+        if sq == square and top is Top.BLACK_MAN:
+            return SquareReading((0.55, 0.0, 0.0, 0.45, 0.0))
+        return SquareReading.certain(top)
+
+    frames = _frames(boards, hold=40)
+    unsure = _frames(boards, unsure_at_first, hold=40)
+    cut = len(frames) - 40 + 12  # the first 12 frames after the capture read unsure
+    recorder = _record(
+        frames[: len(frames) - 40] + unsure[-40:cut] + frames[cut:], Recorder(variant)
+    )
+    assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
+    assert recorder.ply == 3 and recorder.record[-1].move is None
+    assert recorder.position.piece_at(square) == positions[-1].piece_at(square)
+    assert [e.type for e in recorder.events].count("unexplained") == 0
+
+
 def _of_no_side(square: int) -> Reader:
     """A classifier sure a piece stands on ``square`` and not of which: a quarter each of
     the four (a man a lamp's glare washed out to white)."""

@@ -235,10 +235,13 @@ class ArmWatch:
         self, bare: _Picture, location: BoardLocation, ring: FloatImage, hidden: Mask, shade: Mask
     ) -> bool:
         """Whether ``ring`` matches the bare ring as cut through the old fit by far better
-        (changed pixels under half) than as cut again through ``location``."""
+        than as cut again through ``location``: of the pixels changed against one and not
+        the other (an arm in ``ring`` changes the same pixels against both), under half
+        are changed against it."""
         again = _Picture(bare.frame, self._cut(bare.frame, location), bare.hidden, bare.shade)
-        carried = int(self._changed(ring, bare, hidden, shade).sum())
-        return 2 * carried < int(self._changed(ring, again, hidden, shade).sum())
+        carried = self._changed(ring, bare, hidden, shade)
+        recut = self._changed(ring, again, hidden, shade)
+        return 2 * int((carried & ~recut).sum()) < int((recut & ~carried).sum())
 
     def _as_before(self, ring: FloatImage, hidden: Mask, shade: Mask) -> bool:
         """Whether ``ring``, standing still and crossed from the bare ring, has hardly
