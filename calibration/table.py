@@ -370,17 +370,23 @@ def _lone_lookalike(
     black: npt.NDArray[np.bool_],
 ) -> bool:
     """Whether the one square that looks like another group (``lookalike``) can be no move:
-    every other square looks as the position puts it (no other look-alike, none off
-    colour, ``odd``), and its rim does not read as the other kind. A ply from the start
-    empties one square and fills another, and a capture empties more, so a lone square
-    is a man in a shade or a glint, not a man moved (e2e international `default`, seed
-    591: Black's brown man in the dark corner of a dark wood board read nearer the
-    empty squares than his own, and every frame of the start was refused). The frames a
-    few plies on that glare partly hides still show an off-colour square, and are refused.
-    """
-    if lookalike.sum() != 1 or odd.any():
+    every other square looks as the position puts it (no other look-alike, and none off
+    colour, ``odd``, but men whose rims read as men: a man in a lamp's shade, his colour
+    off and his shape right), and its rim does not read as the other kind. A ply from the
+    start empties one square and fills another, and a capture empties more, so a lone
+    square is a man in a shade or a glint, not a man moved (e2e international `default`,
+    seed 591: Black's brown man in the dark corner of a dark wood board read nearer the
+    empty squares than his own, and every frame of the start was refused; bashni
+    `knocked`, seed 908: Black's men on h8 and h6, in the shade of a black and white
+    board's right edge, both off colour, h6 as dark as the dark squares). The frames a
+    few plies on that glare partly hides still show an off-colour square where no man
+    stands, and are refused."""
+    if lookalike.sum() != 1:
         return False
-    return not bool(_rim_reads(rims, white, black)[1][lookalike].any())
+    rim_own, rim_other = _rim_reads(rims, white, black)
+    if (odd & ~lookalike & ~(rim_own & (white | black))).any():
+        return False
+    return not bool(rim_other[lookalike].any())
 
 
 def _rim_reads(

@@ -264,6 +264,7 @@ def test_an_empty_board_is_not_the_start_position(variant: str, seed: int) -> No
         ("portuguese", "hard", 758),
         ("italian", "ponder", 163),
         ("international", "default", 591),
+        ("bashni", "knocked", 908),
     ],
 )
 def test_a_start_calibrates_and_a_few_plies_on_does_not(
@@ -284,7 +285,9 @@ def test_a_start_calibrates_and_a_few_plies_on_does_not(
     # his rim tells him from an empty square, while a man who moved leaves a flat one.
     # international: brown men on a dark wood board, one in the dark far corner nearer the
     # empty squares' colour than his own; alone, he cannot be a move (a ply changes two
-    # squares), while a ply on changes two and is refused.
+    # squares), while a ply on changes two and is refused. bashni: black men on a black
+    # and white board, the two on its shaded right edge off colour and one of them as dark
+    # as the dark squares; the other's rim still reads as a man's.
     pytest.importorskip("synth.render")
     from bench.calibration import centre_error_squares
     from bench.e2e_games import generated_game
