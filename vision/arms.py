@@ -212,9 +212,9 @@ class ArmWatch:
         again from their camera frames; one that follows the board to where it now lies
         in the image (a board or camera knocked: e2e `knocked`, seed 900, where the old
         frames cut through the new fit were an arm for good and the game was lost from
-        the knock on) carries the frames along with the board. Which of the two: the one
-        that leaves the bare ring less changed from ``ring``, the present one, by half
-        (a fit moved by under a pixel is a correction)."""
+        the knock on) carries the frames along with the board. Which of the two: as
+        :meth:`_followed_the_board` finds on ``ring``, the present one (a fit moved by
+        under a pixel is a correction)."""
         previous, self._fit, self._previous = self._fit, location, None
         pictures = [
             p for p in (self._bare, self._left, self._candidate, self._earlier) if p is not None
