@@ -164,20 +164,23 @@ def test_a_captured_piece_left_is_flagged_while_a_man_flickers_to_a_king() -> No
     assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
 
 
-def _captured_man_left_on_22(king: float) -> tuple[Recorder, list[Position], int]:
-    """International 32-28 17-22 28x17 with the black man taken on 22 left on the board
-    and read as a king with probability ``king``: the recorder fed, the positions played
-    before the capture, the square."""
+def _man_left_on_22() -> tuple[list[Position], list[Board], int]:
+    """International 32-28 17-22 28x17 with the black man taken on 22 left on the board:
+    the positions played before the capture, the boards shown, the square."""
     variant = find_variant("international")
     positions = _played(Position.initial(variant), ["32-28", "17-22"])
     left = list(_tops(positions[-1].push_text("28x17")))
     square = variant.geometry.parse_square("22")
     left[square] = Top.BLACK_MAN
-    boards = [_tops(p) for p in positions] + [tuple(left)]
-    recorder = Recorder(variant)
-    for o in _frames(boards, _as_king({square}, king=king), hold=40):
-        recorder.feed(o)
-    return recorder, positions, square
+    return positions, [_tops(p) for p in positions] + [tuple(left)], square
+
+
+def _captured_man_left_on_22(king: float) -> tuple[Recorder, list[Position], int]:
+    """:func:`_man_left_on_22`, the man left read as a king with probability ``king``:
+    the recorder fed, the positions played before the capture, the square."""
+    positions, boards, square = _man_left_on_22()
+    frames = _frames(boards, _as_king({square}, king=king), hold=40)
+    return _record(frames, Recorder(positions[0].variant)), positions, square
 
 
 def test_a_captured_piece_left_that_reads_as_a_king_is_flagged() -> None:
@@ -206,12 +209,7 @@ def test_a_capture_recorded_before_its_piece_left_was_read_is_flagged_at_its_ply
     left, so 28x17 fitted the rest and was recorded; read plainly a moment later, he
     stood where nothing from 28x17 puts a man, and the picture was flagged unexplained.
     It is the capture, its piece left: flagged at its own ply, the man kept."""
-    variant = find_variant("international")
-    positions = _played(Position.initial(variant), ["32-28", "17-22"])
-    left = list(_tops(positions[-1].push_text("28x17")))
-    square = variant.geometry.parse_square("22")
-    left[square] = Top.BLACK_MAN
-    boards = [_tops(p) for p in positions] + [tuple(left)]
+    positions, boards, square = _man_left_on_22()
 
     def unsure_at_first(sq: int, top: Top) -> SquareReading:
         if sq == square and top is Top.BLACK_MAN:
@@ -222,7 +220,8 @@ def test_a_capture_recorded_before_its_piece_left_was_read_is_flagged_at_its_ply
     unsure = _frames(boards, unsure_at_first, hold=40)
     cut = len(frames) - 40 + 12  # the first 12 frames after the capture read unsure
     recorder = _record(
-        frames[: len(frames) - 40] + unsure[-40:cut] + frames[cut:], Recorder(variant)
+        frames[: len(frames) - 40] + unsure[-40:cut] + frames[cut:],
+        Recorder(positions[0].variant),
     )
     assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
     assert recorder.ply == 3 and recorder.record[-1].move is None
