@@ -54,6 +54,9 @@ class Condition:
     """Rendered chain: on every ``knock_every``-th ply the mover's hand knocks the board
     as it comes in (synth's ``Timing.knock_every``): it moves by a square's third or so and
     turns by up to two degrees."""
+    sloppy_mm: float = 0.0
+    """Rendered chain: players put each piece down up to this far off its square's centre
+    (synth's ``Timing.sloppy_mm``)."""
 
 
 CONDITIONS = {
@@ -73,6 +76,8 @@ CONDITIONS = {
     ),
     # Players who knock the board as they reach for a piece, now and then.
     "knocked": Condition("knocked", knock_every=5),
+    # Players who put pieces down anywhere on their squares.
+    "sloppy": Condition("sloppy", sloppy_mm=6.0),
 }
 
 

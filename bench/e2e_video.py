@@ -35,8 +35,7 @@ from rules import Color, Position, Variant, find_variant
 from rules.observation import Top
 from rules.pieces import parse_stack
 from synth.board_texture import layout_for
-from synth.game import Knocks, Timing, game_frames
-from synth.pieces import placements
+from synth.game import Knocks, PutDown, Timing, game_frames
 from synth.render import Renderer
 from synth.scene import Style
 from vision.board_spec import MIN_BORDER_MM
@@ -125,6 +124,7 @@ def timing_for(condition: Condition) -> Timing:
         ponder=ponder,
         ponder_every=condition.ponder_every,
         knock_every=condition.knock_every,
+        sloppy_mm=condition.sloppy_mm,
     )
 
 
@@ -295,7 +295,8 @@ def _script_frames(
     script = play_script(game.start, game.moves, condition, seed=seed, injection=injection)
     layout = layout_for(style, variant.geometry)
     rng = random.Random(seed)
-    knocks = Knocks(timing_for(condition), style.seed)
+    timing = timing_for(condition)
+    knocks, put_down = Knocks(timing, style.seed), PutDown(timing, style.seed)
     with Renderer(SIZE) as renderer:
         for frame in script.frames:
             knocks.follow(frame.plies_done + 1, frame.hand)
@@ -312,7 +313,7 @@ def _script_frames(
             )
             rendered = renderer.render_placements(
                 position,
-                placements(position, layout),
+                put_down.placed(dict(enumerate(frame.board)), layout, variant.geometry),
                 dataclasses.replace(style, roll_deg=style.roll_deg + knocks.turn),
                 hand_target=target,
                 camera_jitter=sway,

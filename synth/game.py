@@ -11,7 +11,7 @@ import dataclasses
 import json
 import logging
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from rules.geometry import BoardGeometry
 from rules.move import Move
 from rules.pieces import Piece, Stack
 from rules.position import Position
@@ -67,6 +68,9 @@ class Timing:
     the board moving)."""
     knock_mm: float = 12.0
     knock_degrees: float = 2.0
+    sloppy_mm: float = 0.0
+    """How far off its square's centre a piece may be put down (uniformly over a disc of
+    that radius; 0: at the centre): players seldom centre a piece (:class:`PutDown`)."""
 
 
 @dataclass(frozen=True)
@@ -301,6 +305,42 @@ class Knocks:
         self.turn = self._rng.uniform(-1.0, 1.0) * self._timing.knock_degrees
 
 
+class PutDown:
+    """Where each piece stands on its square: up to :attr:`Timing.sloppy_mm` off the
+    centre, drawn as it arrives on an empty square and kept until it leaves (a crown, or
+    a prisoner put under a tower, moves nothing). Its own random stream, so a game of
+    centred pieces renders as before it existed."""
+
+    def __init__(self, timing: Timing, seed: int) -> None:
+        self._most = timing.sloppy_mm
+        self._rng = np.random.default_rng((seed, 7927))
+        self._offsets: dict[int, tuple[float, float]] = {}
+
+    def placed(
+        self, squares: Mapping[int, Stack], layout: BoardLayout, geometry: BoardGeometry
+    ) -> list[Placement]:
+        """The stacks on ``squares`` where they stand now."""
+        for sq in [sq for sq in self._offsets if not squares.get(sq)]:
+            del self._offsets[sq]
+        placed = []
+        for sq, stack in squares.items():
+            if not stack:
+                continue
+            if sq not in self._offsets:
+                self._offsets[sq] = self._draw()
+            x, y = layout.cell_centre(*geometry.rowcol(sq))
+            dx, dy = self._offsets[sq]
+            placed.append(Placement(stack, x + dx, y + dy, sq))
+        return placed
+
+    def _draw(self) -> tuple[float, float]:
+        if not self._most:
+            return (0.0, 0.0)
+        reach = self._most * math.sqrt(self._rng.uniform())
+        angle = self._rng.uniform(0.0, 2.0 * math.pi)
+        return (reach * math.cos(angle), reach * math.sin(angle))
+
+
 def game_frames(
     renderer: Renderer,
     start: Position,
@@ -320,7 +360,7 @@ def game_frames(
     grip_radius, _ = disc_size(layout)
     rng = np.random.default_rng((style.seed, 104729))
     sway = np.zeros(2)
-    knocks = Knocks(timing, style.seed)
+    knocks, put_down = Knocks(timing, style.seed), PutDown(timing, style.seed)
     base_hand = style.hand or HandStyle(
         side="near",
         target=(0.0, 0.0),
@@ -337,11 +377,7 @@ def game_frames(
             exposure=style.exposure * (1.0 + 0.03 * math.sin(index / 37.0)),
             hand=dataclasses.replace(base_hand, side=state.side) if state.hand else None,
         )
-        placed = [
-            Placement(stack, *layout.cell_centre(*start.variant.geometry.rowcol(sq)), sq)
-            for sq, stack in state.squares.items()
-            if stack
-        ]
+        placed = put_down.placed(state.squares, layout, start.variant.geometry)
         if state.carried is not None:
             placed.append(state.carried)
         rendered = renderer.render_placements(

@@ -16,8 +16,9 @@ from numpy.typing import NDArray
 from rules import Position, find_variant
 from rules.pieces import parse_stack
 from rules.variants import Color
+from synth.board_texture import layout_for
 from synth.camera import place_camera
-from synth.game import Timing, game_frames
+from synth.game import PutDown, Timing, game_frames
 from synth.render import Renderer
 from synth.scene import STICKER_RADII, HandStyle, Style
 from vision import board_spec
@@ -357,6 +358,32 @@ def test_a_knocked_board_moves_as_the_hand_comes_in_and_stays_there() -> None:
     between = [board_centre(t) for t in frames[first:second]]
     assert max(float(np.linalg.norm(c - between[0])) for c in between) < 2.0
     assert min(moved[second:]) > 4.0  # knocked again, no nearer home
+
+
+def test_pieces_put_down_off_centre_stay_where_they_were_put_until_moved() -> None:
+    russian = find_variant("russian")
+    geometry = russian.geometry
+    layout = layout_for(Style.plain(russian), geometry)
+    start = Position.initial(russian)
+
+    def where(put: PutDown, position: Position) -> dict[int | None, tuple[float, float]]:
+        return {p.square: (p.x, p.y) for p in put.placed(dict(position.stacks()), layout, geometry)}
+
+    put = PutDown(Timing(sloppy_mm=6.0), seed=3)
+    before = where(put, start)
+    centres = {sq: layout.cell_centre(*geometry.rowcol(sq)) for sq, _ in start.stacks()}
+    off = [float(np.hypot(x - centres[sq][0], y - centres[sq][1])) for sq, (x, y) in before.items()]
+    assert max(off) <= 6.0 and float(np.median(off)) > 2.0
+    assert where(put, start) == before  # still where they were put
+    after = start.push_text("c3-d4")
+    moved = where(put, after)
+    d4 = geometry.parse_square("d4")
+    assert {sq: xy for sq, xy in moved.items() if sq != d4} == {
+        sq: xy for sq, xy in before.items() if sq != geometry.parse_square("c3")
+    }
+    assert d4 in moved
+    centred = where(PutDown(Timing(), seed=3), start)
+    assert all(xy == centres[sq] for sq, xy in centred.items())
 
 
 def test_a_column_capture_puts_each_prisoner_under_the_tower_as_it_is_taken() -> None:
