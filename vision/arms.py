@@ -38,9 +38,8 @@ still for ``stale_frames`` is learned too, as the *left* picture (something left
 across the border must not blind the recorder for good), and is forgotten when the ring
 shows its bare picture again. Both are kept as the camera's frames and cut again
 whenever the tracker fits the board anew: a picture cut through a fit a row off (under
-an arm, in low light) would otherwise differ from every later frame. Unless the new fit
-follows the board to where a knock moved it in the image: then the frames are moved
-with the board (:meth:`ArmWatch._refit`).
+an arm, in low light) would otherwise differ from every later frame; but only where the
+new fit fits the kept frame's board too, not a board knocked since (:meth:`ArmWatch._refit`).
 """
 
 from __future__ import annotations
@@ -90,13 +89,16 @@ class ArmSettings:
 
 @dataclass
 class _Picture:
-    """A camera frame kept as a reference, its ring cut through the current fit, the
+    """A camera frame kept as a reference, its ring cut through a fit of its board, the
     ring's pixels the stacks standing then may cover, and those their shadows may."""
 
     frame: Image
     ring: FloatImage
     hidden: Mask
     shade: Mask
+    fit: BoardLocation
+    """The fit ``ring`` is cut through: the one the frame was kept under, or a later fit
+    of a board that had not moved since (:meth:`ArmWatch._refit`)."""
 
 
 @dataclass
@@ -172,7 +174,11 @@ class ArmWatch:
         hidden = self._ring & hidden if hidden is not None else np.zeros_like(self._ring)
         shade = self._ring & shade if shade is not None else np.zeros_like(self._ring)
         if location is not self._fit:
-            self._refit(location, ring, hidden, shade)
+            self._refit(location, ring)
+
+        def kept() -> _Picture:
+            return _Picture(frame.copy(), ring, hidden, shade, location)
+
         previous = self._previous if self._previous is not None else ring
         self._previous = ring
         moving = changed_pixels(ring, previous, s.change) & self._ring
@@ -180,7 +186,7 @@ class ArmWatch:
         self._still_count = self._still_count + 1 if still else 0
         self._learned_in_spell &= still
         if self._bare is None:
-            self._bare = _Picture(frame.copy(), ring, hidden, shade)
+            self._bare = kept()
         changed = self._changed(ring, self._bare, hidden, shade)
         crosses_bare = self._crossing(changed)
         arm = crosses_bare
@@ -191,57 +197,38 @@ class ArmWatch:
         settled = self._still_count >= s.settle_frames
         spell_begins = self._still_count == s.settle_frames
         if spell_begins and crosses_bare and not self._bare_settled:
-            if self._bare_if_still_twice(_Picture(frame.copy(), ring, hidden, shade)):
+            if self._bare_if_still_twice(kept()):
                 arm = False
         elif board_clear and self._left is None and settled and self._slight(changed):
             if not self._learned_in_spell:
                 self._earlier, self._learned_in_spell = self._bare, True
-            self._bare = _Picture(frame.copy(), ring, hidden, shade)
+            self._bare = kept()
             self._bare_settled, self._candidate = True, None
         elif arm and settled and self._left is None and self._as_before(ring, hidden, shade):
-            self._bare = _Picture(frame.copy(), ring, hidden, shade)
+            self._bare = kept()
             self._learned_in_spell, arm = True, False
         elif arm and self._still_count >= s.stale_frames:
-            self._left = _Picture(frame.copy(), ring, hidden, shade)
+            self._left = kept()
             arm = False
         return arm
 
-    def _refit(self, location: BoardLocation, ring: FloatImage, hidden: Mask, shade: Mask) -> None:
-        """Cut the references through ``location``, a new fit. One that only corrects
-        where the board lies (a fit a row off, under an arm or in low light) cuts them
-        again from their camera frames; one that follows the board to where it now lies
-        in the image (a board or camera knocked: e2e `knocked`, seed 900, where the old
-        frames cut through the new fit were an arm for good and the game was lost from
-        the knock on) carries the frames along with the board. Which of the two: as
-        :meth:`_followed_the_board` finds on ``ring``, the present one (a fit moved by
-        under a pixel is a correction)."""
-        previous, self._fit, self._previous = self._fit, location, None
-        pictures = [
-            p for p in (self._bare, self._left, self._candidate, self._earlier) if p is not None
-        ]
-        if (
-            previous is not None
-            and self._bare is not None
-            and np.abs(location.corners_px - previous.corners_px).max() >= 1.0
-            and self._followed_the_board(self._bare, location, ring, hidden, shade)
-        ):
-            for picture in pictures:  # its ring, cut through the old fit, stands as it is
-                picture.frame = _carried(picture.frame, previous, location)
-            return
-        for picture in pictures:
-            picture.ring = self._cut(picture.frame, location)
-
-    def _followed_the_board(
-        self, bare: _Picture, location: BoardLocation, ring: FloatImage, hidden: Mask, shade: Mask
-    ) -> bool:
-        """Whether ``ring`` matches the bare ring as cut through the old fit by far better
-        than as cut again through ``location``: of the pixels changed against one and not
-        the other (an arm in ``ring`` changes the same pixels against both), under half
-        are changed against it."""
-        again = _Picture(bare.frame, self._cut(bare.frame, location), bare.hidden, bare.shade)
-        carried = self._changed(ring, bare, hidden, shade)
-        recut = self._changed(ring, again, hidden, shade)
-        return 2 * int((carried & ~recut).sum()) < int((recut & ~carried).sum())
+    def _refit(self, location: BoardLocation, board: FloatImage) -> None:
+        """Cut again through ``location``, a new fit, each reference whose own board it
+        fits too: one whose frame, so cut, differs from ``board`` (the present frame's
+        board and ring, cut through ``location``) no more than as cut through its own fit.
+        So a ring kept through a fit a row off (under an arm, in low light) is right
+        again once the fit is (bashni `hard`, seed 88), while one kept before the board
+        was knocked stays cut where the board then lay (e2e `knocked`, seed 900: cut
+        through the new fit, the old frames were an arm for good, and the game was lost
+        from the knock on). The whole framed board is compared, on the mean change: a
+        hand over it changes as much against either cut."""
+        self._fit, self._previous = location, None
+        for picture in (self._bare, self._left, self._candidate, self._earlier):
+            if picture is None or picture.fit is location:
+                continue
+            again = self._cut(picture.frame, location)
+            if _mean_change(board, again) <= _mean_change(board, picture.ring):
+                picture.ring, picture.fit = again, location
 
     def _as_before(self, ring: FloatImage, hidden: Mask, shade: Mask) -> bool:
         """Whether ``ring``, standing still and crossed from the bare ring, has hardly
@@ -325,9 +312,5 @@ class ArmWatch:
         )
 
 
-def _carried(frame: Image, before: BoardLocation, after: BoardLocation) -> Image:
-    """``frame`` with its board moved from where ``before`` fits it to where ``after``
-    does (the board plane's homography from one fit to the other)."""
-    image_to_image = np.linalg.inv(after.homography) @ before.homography
-    size = (frame.shape[1], frame.shape[0])
-    return np.asarray(cv2.warpPerspective(frame, image_to_image, size), np.uint8)
+def _mean_change(a: FloatImage, b: FloatImage) -> float:
+    return float(np.abs(a - b).mean())
