@@ -668,10 +668,8 @@ class Recorder:
         (a hand had just passed, so no reading of a moment ago held the ply back); read
         plainly a moment later, he stood where nothing after 28x17 puts a man, and the
         picture was flagged as unexplained."""
-        last = self.record[-1] if self.record else None
+        last = self._last_legal_ply()
         if last is None or last.move is None or not last.move.captures:
-            return False
-        if last.after != self.position:
             return False
         finding = arbiter.explain(last.before, picture, tolerate=self._tolerate & last.before.kings)
         kinds = (IrregularityKind.CAPTURED_PIECE_LEFT, IrregularityKind.WRONG_PIECE_REMOVED)
@@ -720,8 +718,8 @@ class Recorder:
 
     def _explain(self, picture: Picture) -> arbiter.Finding | None:
         """The arbiter's finding for a picture no legal sequence explains (or None)."""
-        last = self.record[-1] if self.record else None
-        previous = last.before if last and last.move and last.after == self.position else None
+        last = self._last_legal_ply()
+        previous = last.before if last is not None else None
         first = not self._seen_picture
         finding = arbiter.explain(
             self.position, picture, first_picture=first, tolerate=self._tolerate, previous=previous
@@ -738,6 +736,13 @@ class Recorder:
         if finding is None and previous is not None:
             finding = self._replaced(previous, self._tolerate & previous.kings, picture)
         return finding
+
+    def _last_legal_ply(self) -> RecordedPly | None:
+        """The last ply recorded, if it was a legal move and the game stands after it."""
+        last = self.record[-1] if self.record else None
+        if last is None or last.move is None or last.after != self.position:
+            return None
+        return last
 
     def _replaced(
         self, previous: Position, tolerate: Bitboard, picture: Picture
