@@ -79,8 +79,10 @@ def lens_folds(distortion: tuple[float, float], focal_px: float) -> bool:
     corner = CORNER_PX / focal_px
     r = np.linspace(0.0, 3.0 * corner, 3001)
     seen = r * (1.0 + k1 * r**2 + k2 * r**4)
-    reach = int(np.argmax(seen >= corner)) if bool((seen >= corner).any()) else len(r)
-    return reach == len(r) or bool(np.any(np.diff(seen[: reach + 1]) <= 0.0))
+    reached = np.flatnonzero(seen >= corner)
+    if reached.size == 0:
+        return True
+    return bool(np.any(np.diff(seen[: reached[0] + 1]) <= 0.0))
 
 
 def _within_frame(distortion: tuple[float, float], focal_px: float) -> tuple[float, float]:
