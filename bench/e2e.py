@@ -209,7 +209,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reader", choices=READERS, default="wiring")
     parser.add_argument("--conditions", default="default,hard")
     parser.add_argument("--variants", default="", help="comma-separated (default: all ten)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="the renders' (styles, hands)")
+    parser.add_argument(
+        "--first-game",
+        type=int,
+        default=0,
+        help="play each variant's games from this one on (corpus order; generated: its seed)",
+    )
     parser.add_argument(
         "--shard",
         default="0/1",
@@ -266,7 +272,10 @@ def main(argv: list[str] | None = None) -> int:
         if CHAIN_RENDERED in chains:
             games = chosen(
                 select_games(
-                    data, per_variant=args.rendered_games_per_variant, plies=2 * args.rendered_plies
+                    data,
+                    per_variant=args.rendered_games_per_variant,
+                    plies=2 * args.rendered_plies,
+                    first=args.first_game,
                 )
             )
 
@@ -287,7 +296,12 @@ def main(argv: list[str] | None = None) -> int:
             )
         if CHAIN_TRUTH in chains:
             games = chosen(
-                select_games(data, per_variant=args.games_per_variant, plies=2 * args.plies)
+                select_games(
+                    data,
+                    per_variant=args.games_per_variant,
+                    plies=2 * args.plies,
+                    first=args.first_game,
+                )
             )
             run_chain(
                 games,

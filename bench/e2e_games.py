@@ -85,23 +85,27 @@ def read_acf_file(path: Path, limit: int) -> Iterator[PlayedGame]:
                 )
 
 
-def real_games(data: Path | None, variant_name: str, limit: int) -> list[PlayedGame]:
-    """Up to ``limit`` real games of a variant; none when the shared data is absent."""
+def real_games(
+    data: Path | None, variant_name: str, limit: int, *, first: int = 0
+) -> list[PlayedGame]:
+    """Up to ``limit`` real games of a variant, from its ``first`` game on (counted over
+    its files in order); none when the shared data is absent."""
     if data is None or not (data / "games").is_dir():
         return []
     games_dir = data / "games"
+    wanted = first + limit
     out: list[PlayedGame] = []
     if variant_name == "english":
         acf = games_dir / "english-acf" / "ACF.txt"
         if acf.exists():
-            out.extend(read_acf_file(acf, limit * 3))
+            out.extend(read_acf_file(acf, wanted * 3))
     root = games_dir / "pdn-fmjd-testgames" / "games" / "succeed"
     for name in REAL_FILES.get(variant_name, ()):
-        if len(out) >= limit:
+        if len(out) >= wanted:
             break
         if (root / name).exists():
             out.extend(read_pdn_file(root / name, variant_name))
-    return out[:limit]
+    return out[first:wanted]
 
 
 def generated_game(variant_name: str, plies: int, seed: int) -> PlayedGame:
@@ -127,21 +131,25 @@ def generated_game(variant_name: str, plies: int, seed: int) -> PlayedGame:
 
 
 def select_games(
-    data: Path | None, *, per_variant: int, plies: int, seed: int = 0
+    data: Path | None, *, per_variant: int, plies: int, first: int = 0
 ) -> list[PlayedGame]:
-    """``per_variant`` games of each of the ten variants, each cut to ``plies`` moves.
+    """``per_variant`` games of each of the ten variants, each cut to ``plies`` moves,
+    from each variant's game number ``first`` on: a corpus's games in their files'
+    order, generated games by their seed. So runs with another ``first`` play other
+    games, where the render seeds only change how the same games look.
 
     A real-corpus variant whose data is missing (or short) is filled up with generated
     games, so the selection never shrinks silently; each game's ``source`` says which.
     """
     games: list[PlayedGame] = []
     for name in REAL_VARIANTS + GENERATED_VARIANTS:
-        chosen = real_games(data, name, per_variant) if name in REAL_VARIANTS else []
-        if name in REAL_VARIANTS and len(chosen) < per_variant:
+        real = name in REAL_VARIANTS
+        chosen = real_games(data, name, per_variant, first=first) if real else []
+        if real and len(chosen) < per_variant:
             log.info("%s: %d real games; the rest generated", name, len(chosen))
-        k = 0
+        k = first
         while len(chosen) < per_variant:
-            chosen.append(generated_game(name, plies, seed + k))
+            chosen.append(generated_game(name, plies, k))
             k += 1
         games.extend(g.truncated(plies) for g in chosen)
     return games

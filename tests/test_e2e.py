@@ -272,6 +272,13 @@ def test_selection_covers_ten_variants_without_shared_data() -> None:
     assert all(isinstance(g, PlayedGame) and 0 < len(g.moves) <= 12 for g in games)
 
 
+def test_a_later_first_game_plays_the_next_games_of_each_variant(shared_data: Path) -> None:
+    first, later = (select_games(shared_data, per_variant=2, plies=6, first=f) for f in (0, 1))
+    assert [g.source for g in first[1::2]] == [g.source for g in later[0::2]]
+    assert {"generated#1", "wk2003.pdn#1", "ACF.txt#1"} <= {g.source for g in later}
+    assert all(g.moves for g in later)
+
+
 def test_games_run_round_robin_over_the_variants() -> None:
     games = select_games(None, per_variant=2, plies=4)
     order = [g.variant for g in interleaved(games)]
