@@ -57,6 +57,10 @@ class Condition:
     sloppy_mm: float = 0.0
     """Rendered chain: players put each piece down up to this far off its square's centre
     (synth's ``Timing.sloppy_mm``)."""
+    adjust_every: int = 0
+    """Rendered chain, clean games: on every ``adjust_every``-th ply the mover first
+    straightens another of his pieces on its square (synth's ``Timing.adjust_every``);
+    the injected games' scripted hands straighten nothing."""
 
 
 CONDITIONS = {
@@ -78,6 +82,8 @@ CONDITIONS = {
     "knocked": Condition("knocked", knock_every=5),
     # Players who put pieces down anywhere on their squares.
     "sloppy": Condition("sloppy", sloppy_mm=6.0),
+    # Sloppy players who straighten a piece on their turn now and then ("I adjust").
+    "adjust": Condition("adjust", sloppy_mm=6.0, adjust_every=3),
 }
 
 

@@ -125,6 +125,7 @@ def timing_for(condition: Condition) -> Timing:
         ponder_every=condition.ponder_every,
         knock_every=condition.knock_every,
         sloppy_mm=condition.sloppy_mm,
+        adjust_every=condition.adjust_every,
     )
 
 

@@ -71,6 +71,11 @@ class Timing:
     sloppy_mm: float = 0.0
     """How far off its square's centre a piece may be put down (uniformly over a disc of
     that radius; 0: at the centre): players seldom centre a piece (:class:`PutDown`)."""
+    adjust_every: int = 0
+    """On every ``adjust_every``-th ply (0: never) the mover first straightens one of his
+    other pieces, as the rules let him on his turn (I 3.13, S1 §4.2: "I adjust"): the hand
+    comes down on it, slides it to its square's centre, rises and goes on to the piece it
+    moves (:func:`_adjust`)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,9 @@ class _State:
     pose: str = "pinch"
     clock_pressed: Color = Color.BLACK
     """Whose clock button is down (before the first move: Black's, White's clock runs)."""
+    sliding: tuple[int, float] | None = None
+    """A piece the hand slides towards its square's centre in this frame, and the share
+    of its offset it keeps (:class:`PutDown`)."""
 
 
 def _ease(t: float) -> float:
@@ -147,6 +155,14 @@ def _states(
             for frame in _ponder(table, outside, above(origin, tower), timing):
                 yield frame, position
             outside = origin  # the hand comes down from where it hovered
+        straightened = _straightened(squares, mover, move.path[0], ply, timing)
+        if straightened is not None:
+            xy = centre(straightened)
+            hand = grip_at(xy, squares[straightened])
+            over = above(xy, squares[straightened])
+            for frame in _adjust(table, outside, straightened, hand, over, timing):
+                yield frame, position
+            outside = xy  # and comes down on the piece it moves from there
         for i in range(timing.enter):
             t = _ease((i + 1) / timing.enter)
             x, y, z = grip_at(_lerp(outside, origin, t), tower)
@@ -239,12 +255,62 @@ class _Table:
         hand: tuple[float, ...] | None = None,
         carried: Placement | None = None,
         pose: str = "pinch",
+        sliding: tuple[int, float] | None = None,
     ) -> _State:
         """The table now; the hand's fingers act at ``hand`` (none while ``still``)."""
         target = None if hand is None else (hand[0], hand[1], hand[2])
         return _State(
-            dict(self.squares), carried, target, self.ply, phase, self.side, pose, self.pressed
+            dict(self.squares),
+            carried,
+            target,
+            self.ply,
+            phase,
+            self.side,
+            pose,
+            self.pressed,
+            sliding,
         )
+
+
+def _straightened(
+    squares: Mapping[int, Stack], mover: Color, moving: int, ply: int, timing: Timing
+) -> int | None:
+    """The square of the piece the mover straightens before he plays (:attr:`Timing.
+    adjust_every`): one of his others, drawn by the ply (so two renders agree); None on
+    other plies, or when he has no other."""
+    if not timing.adjust_every or ply % timing.adjust_every:
+        return None
+    own = sorted(sq for sq, stack in squares.items() if stack and stack[0].color is mover)
+    own = [sq for sq in own if sq != moving]
+    if not own:
+        return None
+    return own[int(np.random.default_rng((ply, 7933)).integers(len(own)))]
+
+
+SLIDE_KEEPS = 0.4
+"""The share of a straightened piece's offset left after each frame of the slide: three
+frames leave it within a few percent of its square's centre."""
+
+
+def _adjust(
+    table: _Table,
+    outside: tuple[float, float],
+    square: int,
+    grip: tuple[float, ...],
+    over: tuple[float, float, float],
+    timing: Timing,
+) -> Iterator[_State]:
+    """The mover's hand comes down on the piece on ``square`` (fingers at ``grip``),
+    slides it to the centre over three frames and rises to ``over`` it."""
+    for i in range(timing.enter):
+        t = _ease((i + 1) / timing.enter)
+        x, y = _lerp(outside, (grip[0], grip[1]), t)
+        yield table.frame("adjust", (x, y, grip[2] + (1 - t) * HOVER_MM))
+    for _ in range(3):
+        yield table.frame("adjust", grip, sliding=(square, SLIDE_KEEPS))
+    for i in range(2):
+        t = _ease((i + 1) / 2)
+        yield table.frame("adjust", (over[0], over[1], grip[2] + t * (over[2] - grip[2])))
 
 
 def _ponder(
@@ -317,11 +383,19 @@ class PutDown:
         self._offsets: dict[int, tuple[float, float]] = {}
 
     def placed(
-        self, squares: Mapping[int, Stack], layout: BoardLayout, geometry: BoardGeometry
+        self,
+        squares: Mapping[int, Stack],
+        layout: BoardLayout,
+        geometry: BoardGeometry,
+        sliding: tuple[int, float] | None = None,
     ) -> list[Placement]:
-        """The stacks on ``squares`` where they stand now."""
+        """The stacks on ``squares`` where they stand now; ``sliding``: a square whose
+        piece a hand slides towards the centre, keeping that share of its offset."""
         for sq in [sq for sq in self._offsets if not squares.get(sq)]:
             del self._offsets[sq]
+        if sliding is not None and sliding[0] in self._offsets:
+            sq, keep = sliding
+            self._offsets[sq] = (self._offsets[sq][0] * keep, self._offsets[sq][1] * keep)
         placed = []
         for sq, stack in squares.items():
             if not stack:
@@ -377,7 +451,7 @@ def game_frames(
             exposure=style.exposure * (1.0 + 0.03 * math.sin(index / 37.0)),
             hand=dataclasses.replace(base_hand, side=state.side) if state.hand else None,
         )
-        placed = put_down.placed(state.squares, layout, start.variant.geometry)
+        placed = put_down.placed(state.squares, layout, start.variant.geometry, state.sliding)
         if state.carried is not None:
             placed.append(state.carried)
         rendered = renderer.render_placements(

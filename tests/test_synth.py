@@ -14,7 +14,7 @@ import pytest
 from numpy.typing import NDArray
 
 from rules import Position, find_variant
-from rules.pieces import parse_stack
+from rules.pieces import Piece, parse_stack
 from rules.variants import Color
 from synth.board_texture import layout_for
 from synth.camera import place_camera
@@ -384,6 +384,42 @@ def test_pieces_put_down_off_centre_stay_where_they_were_put_until_moved() -> No
     assert d4 in moved
     centred = where(PutDown(Timing(), seed=3), start)
     assert all(xy == centres[sq] for sq, xy in centred.items())
+
+
+def test_a_player_straightens_another_of_his_pieces_before_he_moves() -> None:
+    from synth.game import _states, game_style
+
+    russian = find_variant("russian")
+    geometry = russian.geometry
+    start = Position.initial(russian)
+    first = start.parse_move("c3-d4")
+    moves = [first, start.play(first).parse_move("f6-e5")]
+    style = game_style(Style.random(2, russian))
+    layout = layout_for(style, geometry)
+    timing = Timing(enter=2, carry=1, leave=1, still=1, clock=1, adjust_every=2, sloppy_mm=6.0)
+    states = [state for state, _ in _states(start, moves, style, layout, timing)]
+    phases = [(state.ply, state.phase) for state in states]
+    adjusting = [state for state in states if state.phase == "adjust"]
+    assert adjusting and all(state.ply == 2 and state.hand for state in adjusting)
+    assert phases.index((2, "adjust")) < phases.index((2, "enter"))  # first the adjustment
+    (square,) = {state.sliding[0] for state in adjusting if state.sliding}
+    assert square != geometry.parse_square("f6")  # not the piece he then moves
+    assert start.piece_at(square) == Piece(Color.BLACK)  # one of his own
+    board = dict(start.play(first).stacks())
+    assert all(state.squares == board for state in adjusting)  # it stays on its square
+
+    put = PutDown(timing, seed=3)
+    before = {p.square: (p.x, p.y) for p in put.placed(board, layout, geometry)}
+    for state in adjusting:
+        after = {p.square: (p.x, p.y) for p in put.placed(board, layout, geometry, state.sliding)}
+    centre = layout.cell_centre(*geometry.rowcol(square))
+    off = [float(np.hypot(*np.subtract(xy[square], centre))) for xy in (before, after)]
+    assert off[1] < 0.1 * off[0]  # slid to its square's centre
+    assert {sq: xy for sq, xy in after.items() if sq != square} == {
+        sq: xy for sq, xy in before.items() if sq != square
+    }
+    plain = dataclasses.replace(timing, adjust_every=0)
+    assert all(state.phase != "adjust" for state, _ in _states(start, moves, style, layout, plain))
 
 
 def test_a_column_capture_puts_each_prisoner_under_the_tower_as_it_is_taken() -> None:
