@@ -252,12 +252,23 @@ def main(argv: list[str] | None = None) -> int:
     variants = {v for v in args.variants.split(",") if v}
     lines: list[dict[str, Any]] = []
 
-    def chosen(games: list[PlayedGame]) -> list[PlayedGame]:
-        return [g for g in games if not variants or g.variant in variants]
-
     def emit(line: dict[str, Any]) -> None:
         lines.append(line)
         print(json.dumps(line), flush=True)
+
+    def run(measure: Measure, per_variant: int, plies: int, injections: int) -> None:
+        """One chain over the chosen variants' games, cut to ``plies``."""
+        games = select_games(data, per_variant=per_variant, plies=2 * plies, first=args.first_game)
+        run_chain(
+            [g for g in games if not variants or g.variant in variants],
+            measure,
+            conditions=conditions,
+            plies=plies,
+            injections_per_variant=injections,
+            seed=args.seed,
+            emit=emit,
+            shard=(part, parts),
+        )
 
     if args.from_lines:
         texts = [path.read_text() for path in args.from_lines]
@@ -270,48 +281,24 @@ def main(argv: list[str] | None = None) -> int:
     else:
         emit({"data": str(data), "reader": args.reader, "conditions": conditions})
         if CHAIN_RENDERED in chains:
-            games = chosen(
-                select_games(
-                    data,
-                    per_variant=args.rendered_games_per_variant,
-                    plies=2 * args.rendered_plies,
-                    first=args.first_game,
-                )
-            )
 
             def rendered(
                 g: PlayedGame, c: Condition, s: int, i: Injection | None
             ) -> dict[str, Any]:
                 return measure_rendered(g, c, s, i, reader=args.reader, keep=args.keep)
 
-            run_chain(
-                games,
+            run(
                 rendered,
-                conditions=conditions,
-                plies=args.rendered_plies,
-                injections_per_variant=args.rendered_injections_per_variant,
-                seed=args.seed,
-                emit=emit,
-                shard=(part, parts),
+                args.rendered_games_per_variant,
+                args.rendered_plies,
+                args.rendered_injections_per_variant,
             )
         if CHAIN_TRUTH in chains:
-            games = chosen(
-                select_games(
-                    data,
-                    per_variant=args.games_per_variant,
-                    plies=2 * args.plies,
-                    first=args.first_game,
-                )
-            )
-            run_chain(
-                games,
+            run(
                 lambda g, c, s, i: measure_game(g, c, s, i, chain=CHAIN_TRUTH),
-                conditions=conditions,
-                plies=args.plies,
-                injections_per_variant=args.games_per_variant,
-                seed=args.seed,
-                emit=emit,
-                shard=(part, parts),
+                args.games_per_variant,
+                args.plies,
+                args.games_per_variant,
             )
     summary = summarise(lines)
     for line in summary.games + summary.injections:
