@@ -57,6 +57,10 @@ class Condition:
     sloppy_mm: float = 0.0
     """Rendered chain: players put each piece down up to this far off its square's centre
     (synth's ``Timing.sloppy_mm``)."""
+    pace: float = 1.0
+    """Rendered chain: how fast the hands move: synth's phases (coming in, carrying,
+    taking each prisoner off, crowning, pressing the clock, leaving) last ``1 / pace``
+    times as many frames (a blitz player's hand moves about twice as fast)."""
     adjust_every: int = 0
     """Rendered chain, clean games: on every ``adjust_every``-th ply the mover first
     straightens another of his pieces on its square (synth's ``Timing.adjust_every``);
@@ -82,6 +86,8 @@ CONDITIONS = {
     "knocked": Condition("knocked", knock_every=5),
     # Players who put pieces down anywhere on their squares.
     "sloppy": Condition("sloppy", sloppy_mm=6.0),
+    # Blitz: hands twice as fast, the opponent's coming in as soon as the clock is pressed.
+    "blitz": Condition("blitz", still_seconds=0.1, pace=2.0),
     # Sloppy players who straighten a piece on their turn now and then ("I adjust").
     "adjust": Condition("adjust", sloppy_mm=6.0, adjust_every=3),
 }

@@ -118,8 +118,19 @@ def timing_for(condition: Condition) -> Timing:
     pause less)."""
     still = round(condition.still_seconds * condition.fps * (1.0 - 0.5 * condition.extra_hands))
     ponder = round(condition.ponder_seconds * condition.fps)
+    usual = Timing()
+
+    def paced(frames: int) -> int:
+        return max(1, round(frames / condition.pace))
+
     return Timing(
         fps=condition.fps,
+        enter=paced(usual.enter),
+        carry=paced(usual.carry),
+        per_capture=paced(usual.per_capture),
+        crown=max(2, paced(usual.crown)),  # the disc comes down, then the hand lets go
+        leave=paced(usual.leave),
+        clock=paced(usual.clock),
         still=max(1, still),
         ponder=ponder,
         ponder_every=condition.ponder_every,

@@ -38,9 +38,11 @@ from bench.e2e_video import (
     RenderedVideo,
     hand_left_times,
     render_video,
+    timing_for,
 )
 from rules import Position, find_variant
 from rules.observation import Top
+from synth.game import Timing
 
 
 def _side(top_name: str) -> str:
@@ -178,6 +180,22 @@ def test_a_hand_held_over_the_piece_for_12_s_is_not_recorded_as_a_move() -> None
     game = generated_game("russian", 4, 0)
     line = measure_rendered(game, CONDITIONS["ponder"], 0, None)
     assert line["errors"] == 0
+    assert line["exact"] and line["flags"] == [], line
+
+
+def test_a_blitz_game_is_played_at_twice_the_pace_and_recorded_exactly() -> None:
+    usual, blitz = Timing(), timing_for(CONDITIONS["blitz"])
+    assert timing_for(CONDITIONS["default"]).carry == usual.carry
+    assert (blitz.enter, blitz.carry, blitz.leave, blitz.clock, blitz.still) == (
+        usual.enter // 2,
+        usual.carry // 2,
+        usual.leave // 2,
+        usual.clock // 2,
+        1,
+    )
+    game = generated_game("russian", 6, 0)
+    line = measure_rendered(game, CONDITIONS["blitz"], 0, None)
+    assert line["errors"] == 0 and line["frames"] < 12 * len(game.moves)  # a second a ply
     assert line["exact"] and line["flags"] == [], line
 
 
