@@ -21,7 +21,13 @@ from bench.e2e_run import (
     scoresheet_moves,
     truth_observation,
 )
-from bench.e2e_script import Condition, Injection, play_script, wrong_piece_candidates
+from bench.e2e_script import (
+    Condition,
+    Injection,
+    board_after_injection,
+    play_script,
+    wrong_piece_candidates,
+)
 from rules import find_variant
 
 CHAIN_TRUTH = "truth-readings"
@@ -181,26 +187,31 @@ def compare(
 
 
 def injection_points(game: PlayedGame) -> Iterator[tuple[PlayedGame, Injection]]:
-    """The first place in ``game`` for each irregularity kind, with the game cut there
-    (a crowning left undone needs the opponent's next move, which must not touch the
-    man). Column draughts keep captured pieces in towers, so they have none here."""
+    """The first place in ``game`` for each irregularity kind, with the game cut after
+    the opponent's reply: a crowning left undone needs it (and it must not touch the
+    man); after a captured piece left or a wrong one taken off, the reply is played
+    from the board as it stands, where the game's next move is legal there (else the
+    game is cut at the irregular ply). Column draughts keep captured pieces in towers,
+    so they have none here."""
     if find_variant(game.variant).towers:
         return
     seen: set[str] = set()
     position = game.start
     for ply, move in enumerate(game.moves, start=1):
         after = position.play(move)
-        if move.captures and ply > 1 and "captured_piece_left" not in seen:
-            seen.add("captured_piece_left")
-            yield game.truncated(ply), Injection("captured_piece_left", ply)
-        if (
-            move.captures
-            and ply > 1
-            and "wrong_piece_removed" not in seen
-            and any(wrong_piece_candidates(position, move, after))
-        ):
-            seen.add("wrong_piece_removed")
-            yield game.truncated(ply), Injection("wrong_piece_removed", ply)
+        for kind in ("captured_piece_left", "wrong_piece_removed"):
+            if not move.captures or ply == 1 or kind in seen:
+                continue
+            if kind == "wrong_piece_removed" and not any(
+                wrong_piece_candidates(position, move, after)
+            ):
+                continue
+            seen.add(kind)
+            injection = Injection(kind, ply)
+            answered = ply < len(game.moves) and game.moves[ply] in set(
+                board_after_injection(injection, position, move, after).legal_moves()
+            )
+            yield game.truncated(ply + 1 if answered else ply), injection
         if move.promotes and ply < len(game.moves) and "not_crowned" not in seen:
             reply = game.moves[ply]
             landing = move.path[-1]

@@ -86,8 +86,9 @@ CONDITIONS = {
     "knocked": Condition("knocked", knock_every=5),
     # Players who put pieces down anywhere on their squares.
     "sloppy": Condition("sloppy", sloppy_mm=6.0),
-    # Blitz: hands twice as fast, the opponent's coming in as soon as the clock is pressed.
-    "blitz": Condition("blitz", still_seconds=0.1, pace=2.0),
+    # Blitz: hands twice as fast, the opponent's coming in 0.4 s after the clock is
+    # pressed (the least a scripted game, which has no clock to press, can settle in).
+    "blitz": Condition("blitz", still_seconds=0.4, pace=2.0),
     # Sloppy players who straighten a piece on their turn now and then ("I adjust").
     "adjust": Condition("adjust", sloppy_mm=6.0, adjust_every=3),
 }
@@ -163,6 +164,11 @@ def move_steps(before: Position, move: Move, after: Position) -> list[Board]:
     return steps
 
 
+LAST_STILL_SECONDS = 2.5
+"""The least time the last board stands: a game cut at an irregular ply, the opponent
+still thinking (the wait for a mistake put right at once, I 5.5, is two seconds)."""
+
+
 def _frames(seconds: float, fps: float) -> int:
     return max(1, round(seconds * fps))
 
@@ -222,15 +228,39 @@ def play_script(
             add(board, hand=False, plies_done=ply, fps=fps, count=still // 2)
             add(board, hand=True, plies_done=ply, fps=fps, count=hand_frames)
         add(board, hand=False, plies_done=ply, fps=fps, count=still)
+        if injection is not None and injection.ply == ply and injection.kind in ANSWERED:
+            after = _standing(board, after)  # the game goes on from the board (I 5.7)
         position = after
     script.add(
         board,
         hand=False,
         plies_done=len(moves),
         fps=fps,
-        count=_frames(2 * condition.still_seconds, fps),
+        count=_frames(max(2 * condition.still_seconds, LAST_STILL_SECONDS), fps),
     )
     return script
+
+
+ANSWERED = ("captured_piece_left", "wrong_piece_removed")
+"""Injected irregularities the game goes on after (:func:`board_after_injection`): the
+opponent answers from the board as it stands. A man left uncrowned stays a king to the
+rules, so his game goes on from the position played."""
+
+
+def board_after_injection(
+    injection: Injection, before: Position, move: Move, after: Position
+) -> Position:
+    """The position on the board after ``move`` played from ``before`` with
+    ``injection`` (one of :data:`ANSWERED`) at that ply, the opponent to move."""
+    return _standing(
+        _inject(injection, injection.ply, before, move, after, [board_of(after)])[-1], after
+    )
+
+
+def _standing(board: Board, after: Position) -> Position:
+    """``board`` as a position, the side to move that of ``after``."""
+    stacks = {sq: stack for sq, stack in enumerate(board) if stack}
+    return Position.from_stacks(after.variant, stacks, after.turn)
 
 
 def _inject(

@@ -235,6 +235,9 @@ class Recorder:
         self._candidates: list[Candidate] | None = None
         self._pending_picture: Picture | None = None
         self._pending_since = 0.0
+        self._answered: list[tuple[Picture, float]] = []
+        """Unexplained pictures that stood but gave way to another before their time,
+        newest last, with when each was first seen (:meth:`_answered_at_once`)."""
         self._searched: dict[tuple[Position, Picture, tuple[Seq, ...]], list[Seq]] = {}
         self._heals: dict[tuple[Position, Bitboard, Picture], list[Seq]] = {}
         """Sequences from the position before an irregularity, or before the last ply
@@ -597,7 +600,10 @@ class Recorder:
         self._set_pending(None)
 
     def _set_pending(self, picture: Picture | None, since: float = 0.0) -> None:
-        """The unexplained picture waiting for its time (None: none waits)."""
+        """The unexplained picture waiting for its time (None: none waits, and the
+        pictures that gave way are forgotten)."""
+        if picture is None:
+            self._answered = []
         self._pending_picture = picture
         self._pending_since = since
         self._preferred = None
@@ -607,6 +613,9 @@ class Recorder:
         """No single ply explains the picture: wait, then catch up or arbitrate."""
         pending = self._pending_picture
         if pending is None or _conflict(pending, picture):
+            if pending is not None:
+                kept = self._answered[-self.config.catch_up_plies :]
+                self._answered = [*kept, (pending, self._pending_since)]
             self._set_pending(picture, window_start)
             return
         waited = now - self._pending_since
@@ -621,6 +630,8 @@ class Recorder:
             and self._seen_picture
             and self._caught_up(picture, waited, window_start)
         ):
+            return
+        if waited >= cfg.catch_up_wait_seconds and self._answered_at_once(picture, window_start):
             return
         if (
             waited < cfg.irregularity_wait_seconds
@@ -656,6 +667,37 @@ class Recorder:
             )
             return
         self._flag(finding, window_start, picture)
+
+    def _answered_at_once(self, picture: Picture, time: float) -> bool:
+        """Whether an unexplained picture that gave way before its time was an irregular
+        ply the opponent answered at once: the arbiter finds it from the position now,
+        and legal plies from the board it left, all to one end, explain ``picture``.
+        Then it is flagged at its own ply and those plies are recorded after it: once
+        the opponent has moved, the board stands as it is (I 5.7, S1 §9.6), and a
+        reply comes within the wait for a mistake put right at once (I 5.5) often, a
+        recapture most of all.
+
+        Why: a captured man left on the board, or another taken off in his place, and
+        the reply half a second later (e2e truth chain, every such injection in run
+        lines with the reply kept): the reply's picture replaced the irregular one
+        before it had stood its two seconds, nothing from the last position explained
+        it, and the two plies were recorded as one unexplained one."""
+        for answered, since in reversed(self._answered):
+            finding = self._explain(answered)
+            if finding is None or not finding.is_move or finding.kind in _NOT_ANSWERED:
+                continue
+            tolerate = self._tolerate & finding.after.kings
+            sequences = self._sequences_to(picture, finding.after, tolerate)
+            if len({position_after(finding.after, seq) for seq in sequences}) != 1:
+                continue
+            shortest = [seq for seq in sequences if len(seq) == len(sequences[0])]
+            alternatives = tuple(" ".join(self._names(s, finding.after)) for s in shortest[1:6])
+            self._set_pending(None)
+            self._seen_picture = True
+            self._flag(finding, since, answered)
+            self._record_plies(shortest[0], time, picture, alternatives)
+            return True
+        return False
 
     def _completed_otherwise(self, picture: Picture, time: float) -> bool:
         """Whether the last ply recorded, a capture, was made otherwise: from the position
@@ -1302,6 +1344,15 @@ def _mover(position: Position, picture: Picture) -> Color | None:
     if white and black:
         return position.turn
     return Color.WHITE if white else Color.BLACK
+
+
+_NOT_ANSWERED = (
+    IrregularityKind.KING_UNCROWNED,
+    IrregularityKind.MOVE_TAKEN_BACK,
+    IrregularityKind.BOARD_ROTATED,
+)
+"""Findings :meth:`Recorder._answered_at_once` leaves to their own time: flagging them
+does not put the game on the board they left (:meth:`Recorder._flag`)."""
 
 
 def _conflict(a: Picture, b: Picture) -> bool:

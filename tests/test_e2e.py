@@ -29,7 +29,13 @@ from bench.e2e_chain import (
 )
 from bench.e2e_games import PlayedGame, generated_game, real_games, select_games
 from bench.e2e_measure import injection_points, measure_game, measure_rendered, went_wrong
-from bench.e2e_run import ChainRun, official_moves, record_observations
+from bench.e2e_run import (
+    ChainRun,
+    official_moves,
+    record_observations,
+    scoresheet_moves,
+    truth_observation,
+)
 from bench.e2e_script import CONDITIONS, board_of, move_steps, play_script
 from bench.e2e_video import (
     FrameFacts,
@@ -191,11 +197,11 @@ def test_a_blitz_game_is_played_at_twice_the_pace_and_recorded_exactly() -> None
         usual.carry // 2,
         usual.leave // 2,
         usual.clock // 2,
-        1,
+        4,
     )
     game = generated_game("russian", 6, 0)
     line = measure_rendered(game, CONDITIONS["blitz"], 0, None)
-    assert line["errors"] == 0 and line["frames"] < 12 * len(game.moves)  # a second a ply
+    assert line["errors"] == 0 and line["frames"] < 15 * len(game.moves)  # 1.5 s a ply
     assert line["exact"] and line["flags"] == [], line
 
 
@@ -252,6 +258,23 @@ def test_captured_piece_left_is_flagged_at_its_ply() -> None:
     # a real irregularity stays open for the arbiter (healing resolves only phantoms)
     flag = {"kind": "captured_piece_left", "ply": injection.ply, "resolved": False}
     assert flag in line["flags"]
+
+
+def test_a_capture_answered_at_once_is_flagged_at_its_ply_and_the_reply_recorded() -> None:
+    """czech generated#1: a5:c3 leaves the white man on b4, and White answers b2:d4 from
+    the board as it stands a second later, before the irregularity's two seconds."""
+    variant = find_variant("czech")
+    game = generated_game("czech", 30, 1)
+    for cut, injection in injection_points(game):
+        if injection.kind == "not_crowned":
+            continue
+        assert len(cut.moves) == injection.ply + 1  # the reply is played
+        script = play_script(cut.start, cut.moves, CONDITIONS["default"], injection=injection)
+        run = record_observations("czech", [truth_observation(f, variant) for f in script.frames])
+        flags = [(f.kind, f.ply) for f in run.record.flags]
+        assert flags == [(injection.kind, injection.ply)]
+        played, recorded = official_moves(cut), scoresheet_moves(run.pdn, variant)
+        assert recorded == played[: injection.ply - 1] + played[injection.ply :]
 
 
 def test_man_not_crowned_is_flagged_at_the_move_that_promoted_it() -> None:

@@ -28,9 +28,11 @@ def _frames(
     read: Reader = _certain,
     flicker: Reader | None = None,
     hold: int = 10,
+    holds: Sequence[int] = (),
 ) -> list[Observation]:
-    """Each board held still for ``hold`` frames at 10 a second, a hand over it for half
-    a second between them; ``flicker`` reads five frames in every ten, if given."""
+    """Each board held still for ``hold`` frames at 10 a second (or its own of ``holds``),
+    a hand over it for half a second between them; ``flicker`` reads five frames in
+    every ten, if given."""
     out: list[Observation] = []
     t = 0.0
     for k, board in enumerate(positions):
@@ -39,7 +41,7 @@ def _frames(
             for _ in range(5):
                 out.append(Observation(t, out[-1].squares, occlusion=0.4, motion=0.3))
                 t += 0.1
-        for f in range(hold):
+        for f in range(holds[k] if k < len(holds) else hold):
             reader = flicker if flicker is not None and (f // 5) % 2 else read
             out.append(Observation(t, tuple(reader(sq, top) for sq, top in enumerate(tops))))
             t += 0.1
@@ -226,6 +228,26 @@ def test_a_capture_recorded_before_its_piece_left_was_read_is_flagged_at_its_ply
     assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
     assert recorder.ply == 3 and recorder.record[-1].move is None
     assert recorder.position.piece_at(square) == positions[-1].piece_at(square)
+    assert [e.type for e in recorder.events].count("unexplained") == 0
+
+
+def test_a_captured_piece_left_and_answered_at_once_is_flagged_at_its_ply() -> None:
+    """The man taken on 22 left on the board, and Black's reply 12x21 half a second
+    later: the irregular picture gave way before its two seconds, and nothing from 17-22
+    explained the reply's board, so the two plies were recorded as one unexplained ply.
+    The capture is flagged at its own ply, the man kept, and the reply recorded after
+    it (I 5.7)."""
+    positions, boards, square = _man_left_on_22()
+    variant = positions[0].variant
+    capture = positions[-1].push_text("28x17")
+    stacks = dict(capture.stacks()) | {square: positions[-1].stack(square)}
+    reply = Position.from_stacks(variant, stacks, capture.turn).push_text("12x21")
+    frames = _frames([*boards, _tops(reply)], holds=(40, 40, 40, 5, 40))
+    recorder = _record(frames, Recorder(variant))
+    assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
+    assert [r.notation for r in recorder.record] == ["32-28", "17-22", "28x17", "12x21"]
+    assert recorder.record[2].move is None and recorder.record[3].move is not None
+    assert recorder.position == reply
     assert [e.type for e in recorder.events].count("unexplained") == 0
 
 
