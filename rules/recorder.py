@@ -678,10 +678,11 @@ class Recorder:
         recapture most of all.
 
         Why: a captured man left on the board, or another taken off in his place, and
-        the reply half a second later (e2e truth chain, every such injection in run
-        lines with the reply kept): the reply's picture replaced the irregular one
+        the opponent's reply a second later (the e2e truth chain's injections with the
+        reply played, each variant's games 0-4 under `default`: 17 of 40 of each kind
+        answered so, all 17 missed): the reply's picture replaced the irregular one
         before it had stood its two seconds, nothing from the last position explained
-        it, and the two plies were recorded as one unexplained one."""
+        it, and the two plies were recorded as one unexplained ply."""
         for answered, since in reversed(self._answered):
             finding = self._explain(answered)
             if finding is None or not finding.is_move or finding.kind in _NOT_ANSWERED:
