@@ -238,6 +238,8 @@ class Recorder:
         self._answered: list[tuple[Picture, float]] = []
         """Unexplained pictures that stood but gave way to another before their time,
         newest last, with when each was first seen (:meth:`_answered_at_once`)."""
+        self._findings: dict[Picture, arbiter.Finding | None] = {}
+        """The arbiter's findings for those pictures, from the position now."""
         self._searched: dict[tuple[Position, Picture, tuple[Seq, ...]], list[Seq]] = {}
         self._heals: dict[tuple[Position, Bitboard, Picture], list[Seq]] = {}
         """Sequences from the position before an irregularity, or before the last ply
@@ -684,7 +686,9 @@ class Recorder:
         before it had stood its two seconds, nothing from the last position explained
         it, and the two plies were recorded as one unexplained ply."""
         for answered, since in reversed(self._answered):
-            finding = self._explain(answered)
+            if answered not in self._findings:
+                self._findings[answered] = self._explain(answered)
+            finding = self._findings[answered]
             if finding is None or not finding.is_move or finding.kind in _NOT_ANSWERED:
                 continue
             tolerate = self._tolerate & finding.after.kings
@@ -1071,6 +1075,8 @@ class Recorder:
         self._candidates = None
         self._searched.clear()
         self._heals.clear()
+        self._answered = []  # they gave way to pictures of the position before
+        self._findings.clear()
         self._open = ()
         self._visits.reset()
 
