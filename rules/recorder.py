@@ -235,6 +235,8 @@ class Recorder:
         self._candidates: list[Candidate] | None = None
         self._pending_picture: Picture | None = None
         self._pending_since = 0.0
+        self._pending_latest: Picture | None = None
+        """The waiting picture as last read (squares unread at first may read since)."""
         self._answered: list[tuple[Picture, float]] = []
         """Unexplained pictures that stood but gave way to another before their time,
         newest last, with when each was first seen (:meth:`_answered_at_once`)."""
@@ -606,7 +608,7 @@ class Recorder:
         pictures that gave way are forgotten)."""
         if picture is None:
             self._answered = []
-        self._pending_picture = picture
+        self._pending_picture = self._pending_latest = picture
         self._pending_since = since
         self._preferred = None
         self._preferred_decided = False
@@ -615,11 +617,12 @@ class Recorder:
         """No single ply explains the picture: wait, then catch up or arbitrate."""
         pending = self._pending_picture
         if pending is None or _conflict(pending, picture):
-            if pending is not None:
+            if self._pending_latest is not None:
                 kept = self._answered[-self.config.catch_up_plies :]
-                self._answered = [*kept, (pending, self._pending_since)]
+                self._answered = [*kept, (self._pending_latest, self._pending_since)]
             self._set_pending(picture, window_start)
             return
+        self._pending_latest = picture
         waited = now - self._pending_since
         cfg = self.config
         if self._restore is not None and (

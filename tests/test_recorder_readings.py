@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import pytest
+
 from rules.observation import Observation, SquareReading, Top
 from rules.position import Position
 from rules.recorder import Recorder
@@ -231,20 +233,43 @@ def test_a_capture_recorded_before_its_piece_left_was_read_is_flagged_at_its_ply
     assert [e.type for e in recorder.events].count("unexplained") == 0
 
 
-def test_a_captured_piece_left_and_answered_at_once_is_flagged_at_its_ply() -> None:
+@pytest.mark.parametrize("victim", [None, "1"])
+def test_a_captured_piece_left_and_answered_at_once_is_flagged_at_its_ply(
+    victim: str | None,
+) -> None:
     """The man taken on 22 left on the board, and Black's reply 12x21 half a second
     later: the irregular picture gave way before its two seconds, and nothing from 17-22
     explained the reply's board, so the two plies were recorded as one unexplained ply.
     The capture is flagged at its own ply, the man kept, and the reply recorded after
-    it (I 5.7)."""
+    it (I 5.7). ``victim``: the man taken off in his place (``wrong_piece_removed``),
+    his square unsure in the first frames after the capture (e2e portuguese, seed 1037:
+    the picture as first read was judged, a piece left, not as read whole a moment
+    later)."""
     positions, boards, square = _man_left_on_22()
     variant = positions[0].variant
     capture = positions[-1].push_text("28x17")
     stacks = dict(capture.stacks()) | {square: positions[-1].stack(square)}
+    kind = "captured_piece_left"
+    if victim is not None:
+        kind = "wrong_piece_removed"
+        gone = variant.geometry.parse_square(victim)
+        del stacks[gone]
+        boards[-1] = tuple(Top.EMPTY if sq == gone else top for sq, top in enumerate(boards[-1]))
     reply = Position.from_stacks(variant, stacks, capture.turn).push_text("12x21")
-    frames = _frames([*boards, _tops(reply)], holds=(40, 40, 40, 5, 40))
+    holds = (40, 40, 40, 8, 40)
+    frames = _frames([*boards, _tops(reply)], holds=holds)
+    if victim is not None:
+
+        def unsure(sq: int, top: Top) -> SquareReading:
+            if sq == gone and top is Top.EMPTY:
+                return SquareReading((0.55, 0.0, 0.0, 0.45, 0.0))
+            return SquareReading.certain(top)
+
+        first = 3 * (40 + 5)  # the capture's first frame
+        late = _frames([*boards, _tops(reply)], unsure, holds=holds)
+        frames[first : first + 5] = late[first : first + 5]
     recorder = _record(frames, Recorder(variant))
-    assert [(f.kind.value, f.ply) for f in recorder.flags] == [("captured_piece_left", 3)]
+    assert [(f.kind.value, f.ply) for f in recorder.flags] == [(kind, 3)]
     assert [r.notation for r in recorder.record] == ["32-28", "17-22", "28x17", "12x21"]
     assert recorder.record[2].move is None and recorder.record[3].move is not None
     assert recorder.position == reply
