@@ -698,12 +698,11 @@ class Recorder:
             sequences = self._sequences_to(picture, finding.after, tolerate)
             if len({position_after(finding.after, seq) for seq in sequences}) != 1:
                 continue
-            shortest = [seq for seq in sequences if len(seq) == len(sequences[0])]
-            alternatives = tuple(" ".join(self._names(s, finding.after)) for s in shortest[1:6])
+            first, alternatives = self._shortest(sequences, finding.after)
             self._set_pending(None)
             self._seen_picture = True
             self._flag(finding, since, answered)
-            self._record_plies(shortest[0], time, picture, alternatives)
+            self._record_plies(first, time, picture, alternatives)
             return True
         return False
 
@@ -754,10 +753,9 @@ class Recorder:
         if sequences and (settled or waited >= self.config.irregularity_wait_seconds):
             # one end fits: record the shortest way there (other orders of the same
             # moves are the arbiter's to choose); or, out of time, the first found
-            shortest = [seq for seq in sequences if len(seq) == len(sequences[0])]
-            alternatives = tuple(" ".join(self._names(seq)) for seq in shortest[1:6])
+            first, alternatives = self._shortest(sequences, self.position)
             self._set_pending(None)
-            self._record_plies(sequences[0], window_start, picture, alternatives)
+            self._record_plies(first, window_start, picture, alternatives)
             return True
         common = common_prefix(sequences)
         if common:
@@ -918,6 +916,12 @@ class Recorder:
                     ]
             self._searched[key] = found
         return self._searched[key]
+
+    def _shortest(self, sequences: list[Seq], start: Position) -> tuple[Seq, tuple[str, ...]]:
+        """The first of ``sequences`` (shortest first, all from ``start``) to record, and
+        up to five others of its length, named, for the arbiter to choose from."""
+        shortest = [seq for seq in sequences if len(seq) == len(sequences[0])]
+        return shortest[0], tuple(" ".join(self._names(seq, start)) for seq in shortest[1:6])
 
     def _after(self, moves: Seq) -> tuple[Position, Bitboard]:
         """The position after some plies from the current one, and where kings may look
@@ -1184,11 +1188,9 @@ class Recorder:
         ends = {position_after(r.position, seq) for seq in sequences}
         if len(ends) != 1:
             return self._healed_before(r, picture, time)
-        shortest = [seq for seq in sequences if len(seq) == len(sequences[0])]
+        first, alternatives = self._shortest(sequences, r.position)
         self._go_back(r, time, "irregularity undone by the moves that followed")
-        self._record_plies(
-            shortest[0], time, picture, tuple(" ".join(self._names(s)) for s in shortest[1:6])
-        )
+        self._record_plies(first, time, picture, alternatives)
         return True
 
     def _healed_before(self, r: _Restore, picture: Picture, time: float) -> bool:

@@ -280,8 +280,9 @@ def _straightened(
     other plies, or when he has no other."""
     if not timing.adjust_every or ply % timing.adjust_every:
         return None
-    own = sorted(sq for sq, stack in squares.items() if stack and stack[0].color is mover)
-    own = [sq for sq in own if sq != moving]
+    own = sorted(
+        sq for sq, stack in squares.items() if stack and stack[0].color is mover and sq != moving
+    )
     if not own:
         return None
     return own[int(np.random.default_rng((ply, 7933)).integers(len(own)))]
